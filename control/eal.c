@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_mbuf.h>
+#include "eal.h"
+
+bool
+lsw_hugepages_free(void)
+{
+	const char *dir = "/sys/kernel/mm/hugepages";
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	long total = 0;
+
+	if (d == NULL)
+		return false;
+	while ((e = readdir(d)) != NULL) {
+		char path[512];
+		long n = 0;
+		if (strncmp(e->d_name, "hugepages-", 10) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/free_hugepages", dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fscanf(f, "%ld", &n) == 1)
+			total += n;
+		fclose(f);
+	}
+	closedir(d);
+	return total > 0;
+}
+
+uint16_t
+lsw_mbuf_data_room(const struct lsw_config *c)
+{
+	uint32_t mtu = 1500;
+
+	for (unsigned int i = 0; i < c->n_ports; i++)
+		if (c->port[i].mtu > mtu)
+			mtu = c->port[i].mtu;
+	/* Ethernet header, one VLAN tag and the FCS that some PMDs hand up. */
+	return (uint16_t)(RTE_PKTMBUF_HEADROOM + mtu + RTE_ETHER_HDR_LEN + 4 + RTE_ETHER_CRC_LEN);
+}
+
+static void
+add(struct lsw_eal_args *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->argc >= LSW_EAL_MAX_ARGS - 1)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&a->argv[a->argc], fmt, ap) >= 0)
+		a->argc++;
+	va_end(ap);
+}
+
+void
+lsw_eal_args_build(const struct lsw_config *c, bool hugepages, int pid, struct lsw_eal_args *a)
+{
+	char lcores[16 * (LSW_MAX_WORKERS + 1)];
+	int n;
+	bool any_pci = false;
+
+	memset(a, 0, sizeof(*a));
+	add(a, "lsw");
+	n = snprintf(lcores, sizeof(lcores), "%u", c->g.main_lcore);
+	for (unsigned int i = 0; i < c->g.n_workers; i++)
+		n += snprintf(lcores + n, sizeof(lcores) - (size_t)n, ",%u", c->g.workers[i]);
+	add(a, "-l");
+	add(a, "%s", lcores);
+	add(a, "--main-lcore");
+	add(a, "%u", c->g.main_lcore);
+	/* A unique prefix keeps several switches (and telemetry sockets) apart. */
+	add(a, "--file-prefix");
+	if (c->g.file_prefix[0])
+		add(a, "%s", c->g.file_prefix);
+	else
+		add(a, "lsw-%d", pid);
+	if (!hugepages) {
+		/* --in-memory does not combine with --no-huge on DPDK 22.11; --no-shconf does. */
+		add(a, "--no-huge");
+		add(a, "--no-shconf");
+	}
+	uint32_t mem = c->g.memory_mb;
+	if (mem == 0) {
+		uint64_t bytes = (uint64_t)c->g.mbufs * (lsw_mbuf_data_room(c) + 256);
+		mem = (uint32_t)(256 + bytes / (1 << 20));
+	}
+	add(a, "-m");
+	add(a, "%u", mem);
+	for (unsigned int i = 0; i < c->n_ports; i++) {
+		const struct lsw_port_conf *p = &c->port[i];
+		if (p->is_pci) {
+			add(a, "-a");
+			any_pci = true;
+		} else {
+			add(a, "--vdev");
+		}
+		add(a, "%s", p->devargs);
+	}
+	if (!any_pci)
+		add(a, "--no-pci");
+	add(a, "--log-level");
+	add(a, "%s", c->g.log_level);
+	a->argv[a->argc] = NULL;
+}
+
+void
+lsw_eal_args_free(struct lsw_eal_args *a)
+{
+	for (int i = 0; i < a->argc; i++)
+		free(a->argv[i]);
+	a->argc = 0;
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "jsonv.h"
+
+void
+lsw_errs_add(struct lsw_errs *errs, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errs->n < LSW_ERRS_MAX) {
+		struct lsw_err *e = &errs->e[errs->n];
+		snprintf(e->path, sizeof(e->path), "%s", path);
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	errs->n++;
+}
+
+json_t *
+lsw_errs_to_json(const struct lsw_errs *errs)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; i < errs->n && i < LSW_ERRS_MAX; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "path", errs->e[i].path,
+						   "message", errs->e[i].msg));
+	return a;
+}
+
+static bool
+is_ident(const char *k)
+{
+	if (*k == '\0' || isdigit((unsigned char)*k))
+		return false;
+	for (; *k; k++)
+		if (!isalnum((unsigned char)*k) && *k != '_')
+			return false;
+	return true;
+}
+
+void
+lsw_path_key(char *out, const char *parent, const char *key)
+{
+	if (is_ident(key))
+		snprintf(out, LSW_PATH_LEN, "%s.%s", parent, key);
+	else
+		snprintf(out, LSW_PATH_LEN, "%s['%s']", parent, key);
+}
+
+void
+lsw_path_index(char *out, const char *parent, size_t idx)
+{
+	snprintf(out, LSW_PATH_LEN, "%s[%zu]", parent, idx);
+}
+
+static const char *
+type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a real number";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+bool
+lsw_jv_object(json_t *v, const char *path, const char *const *allowed, struct lsw_errs *errs)
+{
+	const char *k;
+	json_t *x;
+	bool ok = true;
+
+	if (!json_is_object(v)) {
+		lsw_errs_add(errs, path, "expected an object, got %s", type_name(v));
+		return false;
+	}
+	json_object_foreach(v, k, x) {
+		const char *const *a;
+		for (a = allowed; *a != NULL; a++)
+			if (strcmp(*a, k) == 0)
+				break;
+		if (*a == NULL) {
+			char p[LSW_PATH_LEN];
+			lsw_path_key(p, path, k);
+			lsw_errs_add(errs, p, "unknown field");
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+bool
+lsw_jv_int(json_t *v, const char *path, int64_t min, int64_t max, int64_t *out,
+	   struct lsw_errs *errs)
+{
+	long long x;
+
+	if (json_is_integer(v)) {
+		x = json_integer_value(v);
+	} else if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		char *end;
+		errno = 0;
+		x = strtoll(s, &end, 10);
+		if (*s == '\0' || isspace((unsigned char)*s) || *end != '\0' || errno != 0) {
+			lsw_errs_add(errs, path, "'%s' is not an integer", s);
+			return false;
+		}
+	} else {
+		lsw_errs_add(errs, path, "expected an integer, got %s", type_name(v));
+		return false;
+	}
+	if (x < min || x > max) {
+		lsw_errs_add(errs, path, "%lld is out of range [%lld, %lld]", x, (long long)min,
+			     (long long)max);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+bool
+lsw_jv_uint(json_t *v, const char *path, uint64_t min, uint64_t max, uint64_t *out,
+	    struct lsw_errs *errs)
+{
+	int64_t x;
+
+	/* Every limit the config uses fits in int64. */
+	if (!lsw_jv_int(v, path, (int64_t)min, max > INT64_MAX ? INT64_MAX : (int64_t)max, &x,
+			errs))
+		return false;
+	*out = (uint64_t)x;
+	return true;
+}
+
+bool
+lsw_jv_str(json_t *v, const char *path, size_t maxlen, const char **out, struct lsw_errs *errs)
+{
+	if (!json_is_string(v)) {
+		lsw_errs_add(errs, path, "expected a string, got %s", type_name(v));
+		return false;
+	}
+	if (json_string_length(v) > maxlen || strlen(json_string_value(v)) != json_string_length(v)) {
+		lsw_errs_add(errs, path, "string longer than %zu bytes or with NUL", maxlen);
+		return false;
+	}
+	*out = json_string_value(v);
+	return true;
+}
+
+bool
+lsw_jv_bool(json_t *v, const char *path, bool *out, struct lsw_errs *errs)
+{
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v);
+		return true;
+	}
+	if (json_is_string(v) && strcmp(json_string_value(v), "true") == 0) {
+		*out = true;
+		return true;
+	}
+	if (json_is_string(v) && strcmp(json_string_value(v), "false") == 0) {
+		*out = false;
+		return true;
+	}
+	lsw_errs_add(errs, path, "expected true or false");
+	return false;
+}
+
+bool
+lsw_jv_enum(json_t *v, const char *path, const char *const *choices, unsigned int *out,
+	    struct lsw_errs *errs)
+{
+	char list[160] = "";
+	const char *s;
+
+	if (!lsw_jv_str(v, path, 64, &s, errs))
+		return false;
+	for (unsigned int i = 0; choices[i] != NULL; i++) {
+		if (strcmp(choices[i], s) == 0) {
+			*out = i;
+			return true;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 choices[i]);
+	}
+	lsw_errs_add(errs, path, "'%s' is not one of: %s", s, list);
+	return false;
+}
+
+bool
+lsw_parse_mac(const char *s, struct rte_ether_addr *mac)
+{
+	unsigned int b[6];
+	char tail;
+
+	if (strlen(s) != 17 || sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+				      &b[4], &b[5], &tail) != 6)
+		return false;
+	for (int i = 0; i < 6; i++) {
+		if (!isxdigit((unsigned char)s[i * 3]) || !isxdigit((unsigned char)s[i * 3 + 1]))
+			return false;
+		mac->addr_bytes[i] = (uint8_t)b[i];
+	}
+	return true;
+}
+
+bool
+lsw_jv_mac(json_t *v, const char *path, struct rte_ether_addr *out, struct lsw_errs *errs)
+{
+	const char *s;
+
+	if (!lsw_jv_str(v, path, 32, &s, errs))
+		return false;
+	if (!lsw_parse_mac(s, out)) {
+		lsw_errs_add(errs, path, "'%s' is not a MAC address (xx:xx:xx:xx:xx:xx)", s);
+		return false;
+	}
+	if (!rte_is_valid_assigned_ether_addr(out)) {
+		lsw_errs_add(errs, path, "'%s' is not a unicast, non-zero MAC address", s);
+		return false;
+	}
+	return true;
+}
+
+bool
+lsw_parse_ipv4(const char *s, uint32_t *ip)
+{
+	struct in_addr a;
+
+	/* inet_pton takes only the dotted-quad form, without leading zeros or shorthand. */
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return false;
+	*ip = ntohl(a.s_addr);
+	return true;
+}
+
+bool
+lsw_parse_prefix(const char *s, uint32_t *ip, uint8_t *plen)
+{
+	char buf[32];
+	const char *slash = strchr(s, '/');
+	char *end;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return false;
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	if (!lsw_parse_ipv4(buf, ip) || !isdigit((unsigned char)slash[1]))
+		return false;
+	long l = strtol(slash + 1, &end, 10);
+	if (*end != '\0' || l < 0 || l > 32 || (slash[1] == '0' && slash[2] != '\0'))
+		return false;
+	*plen = (uint8_t)l;
+	return true;
+}
+
+void
+lsw_fmt_ipv4(char *buf, size_t len, uint32_t ip)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff, ip & 0xff);
+}
+
+void
+lsw_fmt_prefix(char *buf, size_t len, uint32_t ip, uint8_t plen)
+{
+	snprintf(buf, len, "%u.%u.%u.%u/%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff,
+		 ip & 0xff, plen);
+}
+
+void
+lsw_fmt_mac(char *buf, size_t len, const struct rte_ether_addr *m)
+{
+	const uint8_t *b = m->addr_bytes;
+
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Typed readers for JSON values that name the offending value by its JSON path. Used by the
+ * config loader and by every RPC method's params. Numbers may be given as JSON integers or
+ * as decimal strings, as SONiC's CONFIG_DB writes them ("9100").
+ */
+#ifndef LSW_JSONV_H
+#define LSW_JSONV_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <jansson.h>
+#include <rte_ether.h>
+#include "lsw/config.h"
+
+#define LSW_PATH_LEN 192
+
+/* @out = @parent + ".key" (or "['key']" when the key is not a plain identifier). */
+void lsw_path_key(char *out, const char *parent, const char *key);
+void lsw_path_index(char *out, const char *parent, size_t idx);
+
+/* Refuse a non-object, and every member whose name is not in @allowed (NULL-terminated). */
+bool lsw_jv_object(json_t *v, const char *path, const char *const *allowed,
+		   struct lsw_errs *errs);
+bool lsw_jv_uint(json_t *v, const char *path, uint64_t min, uint64_t max, uint64_t *out,
+		 struct lsw_errs *errs);
+bool lsw_jv_int(json_t *v, const char *path, int64_t min, int64_t max, int64_t *out,
+		struct lsw_errs *errs);
+bool lsw_jv_str(json_t *v, const char *path, size_t maxlen, const char **out,
+		struct lsw_errs *errs);
+bool lsw_jv_bool(json_t *v, const char *path, bool *out, struct lsw_errs *errs);
+/* One of @choices (NULL-terminated); *out = its index. */
+bool lsw_jv_enum(json_t *v, const char *path, const char *const *choices, unsigned int *out,
+		 struct lsw_errs *errs);
+bool lsw_jv_mac(json_t *v, const char *path, struct rte_ether_addr *out,
+		struct lsw_errs *errs);
+
+/* Text parsers, usable on keys too. */
+bool lsw_parse_ipv4(const char *s, uint32_t *ip);
+bool lsw_parse_prefix(const char *s, uint32_t *ip, uint8_t *plen);
+bool lsw_parse_mac(const char *s, struct rte_ether_addr *mac);
+void lsw_fmt_ipv4(char *buf, size_t len, uint32_t ip);
+void lsw_fmt_prefix(char *buf, size_t len, uint32_t ip, uint8_t plen);
+void lsw_fmt_mac(char *buf, size_t len, const struct rte_ether_addr *mac);
+
+#endif

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lsw: start-up, the control-plane loop on the main lcore, and a clean shutdown.
+ * Start-up order: config (refused whole on any error), EAL, mempool, RCU, FIB, ports,
+ * rings, the first snapshot, the RPC socket, then the workers.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include "lsw/log.h"
+#include "eal.h"
+#include "fib.h"
+#include "rpc_server.h"
+#include "switch.h"
+
+#define NEIGH_RING_SIZE   1024
+#define HANDOFF_RING_SIZE 1024
+#define POLL_MS           5 /* how often the control loop looks at the neighbor ring */
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+uint64_t
+lsw_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: lsw -c CONFIG [--rpc-socket PATH] [--log-level LEVEL] [--check]\n"
+		"\n"
+		"  -c, --config PATH      configuration file (JSON, SONiC CONFIG_DB shape)\n"
+		"  -s, --rpc-socket PATH  JSON-RPC Unix socket (default: LSW.global.rpc_socket,\n"
+		"                         /run/lsw.sock)\n"
+		"  -l, --log-level LEVEL  emerg|alert|crit|error|warning|notice|info|debug\n"
+		"      --check            validate the configuration and exit\n"
+		"  -h, --help             this text\n"
+		"  -V, --version          print the version\n"
+		"\n"
+		"EAL arguments are built from the configuration; see README.md.\n");
+}
+
+static void
+print_errs(const char *what, const struct lsw_errs *errs)
+{
+	fprintf(stderr, "lsw: %s refused (%u error%s):\n", what, errs->n, errs->n == 1 ? "" : "s");
+	for (unsigned int i = 0; i < errs->n && i < LSW_ERRS_MAX; i++)
+		fprintf(stderr, "  %s: %s\n", errs->e[i].path, errs->e[i].msg);
+	if (errs->n > LSW_ERRS_MAX)
+		fprintf(stderr, "  ... and %u more\n", errs->n - LSW_ERRS_MAX);
+}
+
+static int
+create_rings(struct lsw_switch *sw)
+{
+	const struct lsw_config *c = sw->cfg;
+	struct lsw_dp *dp = &sw->dp;
+	char name[RTE_RING_NAMESIZE];
+
+	dp->neigh_ring = rte_ring_create_elem("lsw_neigh", sizeof(struct lsw_neigh_msg),
+					      NEIGH_RING_SIZE, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (dp->neigh_ring == NULL)
+		return -1;
+	if (c->g.n_workers < 2)
+		return 0;
+	for (uint16_t w = 0; w < c->g.n_workers; w++)
+		for (uint16_t p = 0; p < c->n_ports; p++) {
+			if ((unsigned int)c->port[p].lcore == c->g.workers[w])
+				continue;
+			snprintf(name, sizeof(name), "lsw_ho_%u_%u", w, p);
+			dp->handoff[w][p] = rte_ring_create(name, HANDOFF_RING_SIZE, SOCKET_ID_ANY,
+							    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (dp->handoff[w][p] == NULL)
+				return -1;
+		}
+	return 0;
+}
+
+static int
+setup(struct lsw_switch *sw)
+{
+	const struct lsw_config *c = sw->cfg;
+	struct lsw_dp *dp = &sw->dp;
+	char err[256];
+
+	dp->n_workers = c->g.n_workers;
+	dp->tsc_hz = rte_get_tsc_hz();
+	dp->pool = rte_pktmbuf_pool_create("lsw_pool", c->g.mbufs, 256, 0, lsw_mbuf_data_room(c),
+					   (int)rte_socket_id());
+	dp->ctr = rte_zmalloc("lsw_ctr", sizeof(*dp->ctr) * dp->n_workers, RTE_CACHE_LINE_SIZE);
+	size_t qsz = rte_rcu_qsbr_get_memsize(dp->n_workers);
+	dp->qsv = rte_zmalloc("lsw_qsbr", qsz, RTE_CACHE_LINE_SIZE);
+	sw->workers = rte_zmalloc("lsw_workers", sizeof(*sw->workers) * dp->n_workers,
+				  RTE_CACHE_LINE_SIZE);
+	if (dp->pool == NULL || dp->ctr == NULL || dp->qsv == NULL || sw->workers == NULL ||
+	    rte_rcu_qsbr_init(dp->qsv, dp->n_workers) != 0) {
+		LSW_LOG(ERR, "out of memory (mempool of %u mbufs, %u B data room): %s",
+			c->g.mbufs, lsw_mbuf_data_room(c), rte_strerror(rte_errno));
+		return -1;
+	}
+	sw->fibc = lsw_fibctl_create(dp->qsv, "lsw");
+	if (sw->fibc == NULL) {
+		LSW_LOG(ERR, "cannot create the FIB");
+		return -1;
+	}
+	dp->fib = sw->fibc->fib;
+	if (lsw_ports_init(sw) != 0 || lsw_fibctl_load(sw->fibc, c) != 0)
+		return -1;
+	if (create_rings(sw) != 0) {
+		LSW_LOG(ERR, "cannot create rings: %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+	if (conf == NULL)
+		return -1;
+	lsw_snapshot_publish(sw, conf);
+	struct lsw_rpc_limits lim = {
+		.max_conns = c->g.rpc_max_conns, .max_request = c->g.rpc_max_request,
+		.timeout_ms = c->g.rpc_timeout_ms,
+	};
+	sw->rpc = lsw_rpc_server_create(sw, sw->rpc_path, &lim, err, sizeof(err));
+	if (sw->rpc == NULL) {
+		LSW_LOG(ERR, "JSON-RPC socket: %s", err);
+		return -1;
+	}
+	for (uint16_t w = 0; w < dp->n_workers; w++) {
+		lsw_worker_init(&sw->workers[w], dp, w, c->g.workers[w]);
+		if (rte_eal_remote_launch(lsw_worker_main, &sw->workers[w], c->g.workers[w]) != 0) {
+			LSW_LOG(ERR, "cannot launch worker on lcore %u", c->g.workers[w]);
+			return -1;
+		}
+	}
+	sw->workers_running = true;
+	return 0;
+}
+
+/* Stop workers, return every mbuf to the pool, close ports, remove the socket. */
+static int
+teardown(struct lsw_switch *sw)
+{
+	struct lsw_dp *dp = &sw->dp;
+	unsigned int leftover = 0;
+	void *obj;
+	int rc = 0;
+
+	__atomic_store_n(&dp->quit, 1, __ATOMIC_RELEASE);
+	if (sw->workers_running)
+		rte_eal_mp_wait_lcore();
+	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
+		for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
+			struct rte_ring *r = dp->handoff[w][p];
+			while (r != NULL && rte_ring_dequeue(r, &obj) == 0) {
+				rte_pktmbuf_free(obj);
+				leftover++;
+			}
+			rte_ring_free(r);
+		}
+	if (leftover)
+		LSW_LOG(INFO, "dropped %u packets still in handoff rings", leftover);
+	lsw_ports_close(sw);
+	if (dp->pool != NULL) {
+		unsigned int avail = rte_mempool_avail_count(dp->pool), size = dp->pool->size;
+		if (avail == size) {
+			LSW_LOG(INFO, "all %u mbufs are back in the pool", size);
+		} else {
+			LSW_LOG(ERR, "%u of %u mbufs did not come back to the pool", size - avail,
+				size);
+			rc = 1;
+		}
+	}
+	lsw_rpc_server_destroy(sw->rpc);
+	rte_ring_free(dp->neigh_ring);
+	lsw_fibctl_destroy(sw->fibc);
+	rte_free(dp->conf);
+	rte_free(dp->qsv);
+	rte_free(dp->ctr);
+	rte_free(sw->workers);
+	rte_mempool_free(dp->pool);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"rpc-socket", required_argument, NULL, 's'},
+		{"log-level", required_argument, NULL, 'l'},
+		{"check", no_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	static struct lsw_switch sw;
+	const char *config = NULL, *sock = NULL, *level = NULL;
+	bool check = false;
+	struct lsw_errs errs;
+	struct lsw_eal_args eal;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "c:s:l:hV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': config = optarg; break;
+		case 's': sock = optarg; break;
+		case 'l': level = optarg; break;
+		case 'k': check = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("lsw %s\n", LSW_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (config == NULL || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (level != NULL) {
+		json_t *patch = json_pack("{s:{s:{s:s}}}", "LSW", "global", "log_level", level);
+		struct lsw_config *probe;
+		/* Validate the level with the same rules as the config file's field. */
+		probe = lsw_config_from_json(patch, &errs);
+		json_decref(patch);
+		if (probe == NULL && errs.n > 0 &&
+		    strstr(errs.e[0].path, "log_level") != NULL) {
+			print_errs("--log-level", &errs);
+			return 2;
+		}
+		lsw_config_free(probe);
+	}
+	sw.cfg = lsw_config_load(config, &errs);
+	if (sw.cfg == NULL) {
+		print_errs(config, &errs);
+		return 2;
+	}
+	if (check) {
+		printf("%s: valid (%u ports, %u static routes, %u static neighbors)\n", config,
+		       sw.cfg->n_ports, sw.cfg->n_routes, sw.cfg->n_neighs);
+		lsw_config_free(sw.cfg);
+		return 0;
+	}
+	if (level != NULL)
+		snprintf(sw.cfg->g.log_level, sizeof(sw.cfg->g.log_level), "%s", level);
+	snprintf(sw.rpc_path, sizeof(sw.rpc_path), "%s", sock ? sock : sw.cfg->g.rpc_socket);
+	if (realpath(config, sw.config_path) == NULL)
+		snprintf(sw.config_path, sizeof(sw.config_path), "%s", config);
+	sw.hugepages = lsw_hugepages_free();
+	sw.start_ns = lsw_now_ns();
+
+	lsw_eal_args_build(sw.cfg, sw.hugepages, getpid(), &eal);
+	char **eal_argv = calloc((size_t)eal.argc + 1, sizeof(char *));
+	memcpy(eal_argv, eal.argv, (size_t)eal.argc * sizeof(char *));
+	if (rte_eal_init(eal.argc, eal_argv) < 0) {
+		fprintf(stderr, "lsw: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	free(eal_argv);
+	lsw_eal_args_free(&eal);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	rc = setup(&sw);
+	if (rc == 0) {
+		LSW_LOG(INFO, "running: %u ports, %u workers, JSON-RPC on %s", sw.cfg->n_ports,
+			sw.dp.n_workers, sw.rpc_path);
+		while (!stop_requested) {
+			lsw_rpc_server_poll(sw.rpc, POLL_MS, lsw_now_ns());
+			lsw_neigh_process(&sw);
+		}
+		LSW_LOG(INFO, "stopping");
+	}
+	if (teardown(&sw) != 0 && rc == 0)
+		rc = 1;
+	lsw_config_free(sw.cfg);
+	rte_eal_cleanup();
+	return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Neighbor learning on the main lcore: apply what the workers' ARP handling reported. */
+#include "lsw/log.h"
+#include "jsonv.h"
+#include "fib.h"
+#include "switch.h"
+
+void
+lsw_neigh_process(struct lsw_switch *sw)
+{
+	struct lsw_neigh_msg msgs[32];
+	unsigned int n;
+
+	while ((n = rte_ring_sc_dequeue_burst_elem(sw->dp.neigh_ring, msgs, sizeof(msgs[0]), 32,
+						   NULL)) > 0) {
+		uint64_t now = lsw_now_ns();
+		for (unsigned int i = 0; i < n; i++) {
+			const struct lsw_neigh_msg *m = &msgs[i];
+			int rc = lsw_fibctl_neigh_learn(sw->fibc, m->ip, m->port, m->mac,
+							m->flags & LSW_NEIGH_MSG_UPDATE_ONLY, now);
+			char ip[16], mac[24];
+			struct rte_ether_addr ea;
+			lsw_fmt_ipv4(ip, sizeof(ip), m->ip);
+			lsw_u64_to_mac(m->mac, &ea);
+			lsw_fmt_mac(mac, sizeof(mac), &ea);
+			if (rc > 0)
+				LSW_LOG(INFO, "neighbor %s is at %s on %s", ip, mac,
+					sw->cfg->port[m->port].name);
+			else if (rc < 0)
+				LSW_LOG(WARNING, "neighbor %s on %s: table full, not learned", ip,
+					sw->cfg->port[m->port].name);
+		}
+	}
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Port start-up and shutdown: one rx and one tx queue per port, both used by its owner. */
+#include <stdio.h>
+#include <string.h>
+#include <rte_ethdev.h>
+#include <rte_pci.h>
+#include "lsw/log.h"
+#include "jsonv.h"
+#include "switch.h"
+
+/* The ethdev name EAL gave the device of @devargs: the vdev name, or the full PCI address. */
+static int
+find_port(const char *devargs, bool is_pci, uint16_t *port_id)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	size_t n = strcspn(devargs, ",");
+
+	if (n >= sizeof(name))
+		return -1;
+	memcpy(name, devargs, n);
+	name[n] = '\0';
+	if (is_pci) {
+		struct rte_pci_addr addr;
+		if (rte_pci_addr_parse(name, &addr) != 0)
+			return -1;
+		rte_pci_device_name(&addr, name, sizeof(name));
+	}
+	return rte_eth_dev_get_port_by_name(name, port_id);
+}
+
+static int
+port_start(struct lsw_switch *sw, uint16_t idx)
+{
+	const struct lsw_port_conf *pc = &sw->cfg->port[idx];
+	struct lsw_port_rt *rt = &sw->port[idx];
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf = {0};
+	uint16_t rxd = sw->cfg->g.rx_desc, txd = sw->cfg->g.tx_desc;
+	int rc;
+
+	if (find_port(pc->devargs, pc->is_pci, &rt->port_id) != 0) {
+		LSW_LOG(ERR, "%s: no DPDK port for devargs '%s'", pc->name, pc->devargs);
+		return -1;
+	}
+	rc = rte_eth_dev_info_get(rt->port_id, &info);
+	if (rc != 0)
+		return rc;
+	snprintf(rt->driver, sizeof(rt->driver), "%s", info.driver_name);
+	if (pc->mtu > info.max_mtu || pc->mtu < info.min_mtu) {
+		LSW_LOG(ERR, "$.PORT.%s.mtu: %u is outside what %s supports [%u, %u]", pc->name,
+			pc->mtu, info.driver_name, info.min_mtu, info.max_mtu);
+		return -1;
+	}
+	conf.rxmode.mtu = pc->mtu;
+	rc = rte_eth_dev_configure(rt->port_id, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(rt->port_id, &rxd, &txd);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(rt->port_id, 0, rxd, rte_eth_dev_socket_id(rt->port_id),
+					    NULL, sw->dp.pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(rt->port_id, 0, txd, rte_eth_dev_socket_id(rt->port_id),
+					    NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(rt->port_id);
+	if (rc != 0) {
+		LSW_LOG(ERR, "%s (%s): start failed: %s", pc->name, pc->devargs, rte_strerror(-rc));
+		return rc;
+	}
+	rt->started = true;
+	/* Frames are filtered by destination MAC in software, so the PMD must pass them all. */
+	rc = rte_eth_promiscuous_enable(rt->port_id);
+	if (rc != 0 && rc != -ENOTSUP)
+		LSW_LOG(WARNING, "%s: promiscuous mode: %s", pc->name, rte_strerror(-rc));
+	if (pc->mac_set)
+		rt->mac = pc->mac;
+	else
+		rte_eth_macaddr_get(rt->port_id, &rt->mac);
+	struct rte_eth_link link;
+	rt->speed = pc->speed;
+	if (rt->speed == 0) {
+		rt->speed = RTE_ETH_SPEED_NUM_10G;
+		if (rte_eth_link_get_nowait(rt->port_id, &link) == 0 && link.link_speed != 0 &&
+		    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+			rt->speed = link.link_speed;
+	}
+	if (!pc->admin_up)
+		lsw_port_set_admin(sw, idx, false);
+	char mac[24];
+	lsw_fmt_mac(mac, sizeof(mac), &rt->mac);
+	LSW_LOG(INFO, "%s: port %u (%s) mac %s mtu %u speed %u Mb/s, lcore %d, admin %s",
+		pc->name, rt->port_id, info.driver_name, mac, pc->mtu, rt->speed, pc->lcore,
+		pc->admin_up ? "up" : "down");
+	return 0;
+}
+
+int
+lsw_ports_init(struct lsw_switch *sw)
+{
+	for (uint16_t i = 0; i < sw->cfg->n_ports; i++)
+		if (port_start(sw, i) != 0)
+			return -1;
+	return 0;
+}
+
+void
+lsw_ports_close(struct lsw_switch *sw)
+{
+	for (uint16_t i = 0; i < sw->cfg->n_ports; i++) {
+		struct lsw_port_rt *rt = &sw->port[i];
+		if (!rt->started)
+			continue;
+		rte_eth_dev_stop(rt->port_id);
+		/* Close releases the queues and the mbufs still in the PMD's rings. */
+		rte_eth_dev_close(rt->port_id);
+		rt->started = false;
+	}
+}
+
+/* The link follows the admin state where the PMD can (net_tap takes the kernel side down);
+ * the workers drop whatever still arrives as IRIF_DISABLED. */
+int
+lsw_port_set_admin(struct lsw_switch *sw, uint16_t port, bool up)
+{
+	uint16_t id = sw->port[port].port_id;
+	int rc = up ? rte_eth_dev_set_link_up(id) : rte_eth_dev_set_link_down(id);
+
+	if (rc != 0 && rc != -ENOTSUP)
+		LSW_LOG(WARNING, "%s: link %s: %s", sw->cfg->port[port].name, up ? "up" : "down",
+			rte_strerror(-rc));
+	sw->cfg->port[port].admin_up = up;
+	return 0;
+}
+
+const char *
+lsw_port_oper_status(const struct lsw_switch *sw, uint16_t port)
+{
+	struct rte_eth_link link;
+
+	if (!sw->cfg->port[port].admin_up)
+		return "down";
+	if (rte_eth_link_get_nowait(sw->port[port].port_id, &link) != 0)
+		return "unknown";
+	return link.link_status ? "up" : "down";
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* port.list, port.stats, port.set */
+#include "jsonv.h"
+#include "rpc.h"
+#include "switch.h"
+
+static json_t *
+port_json(struct lsw_switch *sw, uint16_t i)
+{
+	const struct lsw_port_conf *pc = &sw->cfg->port[i];
+	const struct lsw_port_rt *rt = &sw->port[i];
+	char mac[24], buf[24];
+	json_t *addrs = json_array();
+
+	lsw_fmt_mac(mac, sizeof(mac), &rt->mac);
+	for (unsigned int a = 0; a < pc->n_addr; a++) {
+		lsw_fmt_prefix(buf, sizeof(buf), pc->addr[a].ip, pc->addr[a].plen);
+		json_array_append_new(addrs, json_string(buf));
+	}
+	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:o, s:s}",
+		"name", pc->name, "index", i, "port_id", rt->port_id, "devargs", pc->devargs,
+		"driver", rt->driver, "mac", mac, "mtu", pc->mtu, "speed", rt->speed,
+		"admin_status", pc->admin_up ? "up" : "down",
+		"oper_status", lsw_port_oper_status(sw, i), "lcore", pc->lcore, "addresses", addrs,
+		"alias", pc->alias);
+}
+
+static json_t *
+port_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {NULL};
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	json_t *a = json_array();
+	for (uint16_t i = 0; i < sw->cfg->n_ports; i++)
+		json_array_append_new(a, port_json(sw, i));
+	return a;
+}
+
+static const struct lsw_rpc_method m_port_list = {
+	.name = "port.list",
+	.summary = "Ports: devargs, driver, MAC, MTU, speed, admin/oper status, lcore, addresses",
+	.params = "",
+	.safe_while_forwarding = true,
+	.fn = port_list,
+};
+LSW_RPC_REGISTER(m_port_list)
+
+static json_t *
+port_stats_json(struct lsw_switch *sw, uint16_t p, const struct lsw_lcore_counters *sum)
+{
+	const struct lsw_port_counters *pc = &sum->port[p];
+	json_t *o = json_object(), *drops = json_object();
+	uint64_t in_disc = 0, out_disc = 0;
+	struct rte_eth_stats st;
+
+	for (int i = 0; i < LSW_PC_MAX; i++)
+		json_object_set_new(o, lsw_port_ctr_name(i), json_integer((json_int_t)pc->ctr[i]));
+	for (int d = 1; d < LSW_DROP_MAX; d++) {
+		if (pc->drop[d] == 0)
+			continue;
+		json_object_set_new(drops, lsw_drop_name(d), json_integer((json_int_t)pc->drop[d]));
+		if (lsw_drop_is_egress(d))
+			out_disc += pc->drop[d];
+		else
+			in_disc += pc->drop[d];
+	}
+	json_object_set_new(o, "IF_IN_DISCARDS", json_integer((json_int_t)in_disc));
+	json_object_set_new(o, "IF_OUT_DISCARDS", json_integer((json_int_t)out_disc));
+	json_object_set_new(o, "drops", drops);
+	lsw_stats_pmd(sw, p, &st);
+	json_object_set_new(o, "pmd", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"ipackets", (json_int_t)st.ipackets, "opackets", (json_int_t)st.opackets,
+		"ibytes", (json_int_t)st.ibytes, "obytes", (json_int_t)st.obytes,
+		"imissed", (json_int_t)st.imissed, "ierrors", (json_int_t)st.ierrors,
+		"oerrors", (json_int_t)st.oerrors, "rx_nombuf", (json_int_t)st.rx_nombuf));
+	return o;
+}
+
+static json_t *
+port_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {"port", NULL};
+	struct lsw_lcore_counters sum;
+	int port;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
+		return NULL;
+	lsw_stats_sum(sw, &sum);
+	json_t *ports = json_object();
+	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
+		if (port < 0 || p == port)
+			json_object_set_new(ports, sw->cfg->port[p].name,
+					    port_stats_json(sw, p, &sum));
+	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
+}
+
+static const struct lsw_rpc_method m_port_stats = {
+	.name = "port.stats",
+	.summary = "Per-port counters (SAI names), drops by reason and the PMD's own counters",
+	.params = "port?: string",
+	.safe_while_forwarding = true,
+	.fn = port_stats,
+};
+LSW_RPC_REGISTER(m_port_stats)
+
+static json_t *
+port_set(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {"port", "admin_status", NULL};
+	static const char *const states[] = {"down", "up", NULL};
+	unsigned int up;
+	int port;
+	json_t *v;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	if ((port = lsw_rpc_port_param(sw, params, true, e)) < 0)
+		return NULL;
+	v = json_object_get(params, "admin_status");
+	if (v == NULL)
+		lsw_errs_add(&e->errs, "$.params.admin_status", "required: up or down");
+	if (v == NULL || !lsw_jv_enum(v, "$.params.admin_status", states, &up, &e->errs)) {
+		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
+		return NULL;
+	}
+	struct lsw_dp_conf *next;
+	bool was = sw->cfg->port[port].admin_up;
+	lsw_port_set_admin(sw, (uint16_t)port, up == 1);
+	next = lsw_snapshot_build(sw);
+	if (next == NULL) {
+		lsw_port_set_admin(sw, (uint16_t)port, was);
+		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
+		return NULL;
+	}
+	lsw_snapshot_publish(sw, next);
+	/* The running config document follows, so that what is reported stays true. */
+	json_t *pt = json_object_get(json_object_get(sw->cfg->doc, "PORT"),
+				     sw->cfg->port[port].name);
+	json_object_set_new(pt, "admin_status", json_string(states[up]));
+	return port_json(sw, (uint16_t)port);
+}
+
+static const struct lsw_rpc_method m_port_set = {
+	.name = "port.set",
+	.summary = "Set a port's admin status; workers get a new snapshot under RCU",
+	.params = "port: string, admin_status: \"up\"|\"down\"",
+	.safe_while_forwarding = true,
+	.fn = port_set,
+};
+LSW_RPC_REGISTER(m_port_set)

@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * JSON-RPC over a Unix stream socket, on the main lcore, with epoll and non-blocking I/O
+ * (SPDK's jsonrpc_server shape). Requests may be concatenated or newline-delimited; each
+ * answer ends with a newline. Per connection: one input buffer bounded by max_request, an
+ * output buffer, and a deadline for a half-sent request, so that a slow or hostile client
+ * can neither block the switch nor other clients.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <jansson.h>
+#include "lsw/log.h"
+#include "rpc.h"
+#include "rpc_server.h"
+
+#define LISTEN_TAG     UINT32_MAX
+#define MAX_OUTPUT     (64u << 20) /* answers a client leaves unread */
+#define MAX_NESTING    256
+
+struct conn {
+	int fd;               /* -1 = free slot */
+	char *in;
+	size_t in_len, in_cap;
+	char *out;
+	size_t out_len, out_off, out_cap;
+	uint64_t partial_since_ns; /* when the pending partial request started; 0 = none */
+	bool closing;         /* close once the output is flushed */
+	bool want_out;        /* EPOLLOUT registered */
+};
+
+struct lsw_rpc_server {
+	struct lsw_switch *sw;
+	int lfd, epfd, lockfd;
+	char path[108];
+	char lockpath[120];
+	struct lsw_rpc_limits lim;
+	struct conn *conns;
+	unsigned int n_conns;
+	struct lsw_rpc_stats st;
+};
+
+size_t
+lsw_rpc_frame(const char *buf, size_t len)
+{
+	char stack[MAX_NESTING];
+	int depth = 0;
+	bool in_str = false, esc = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char ch = buf[i];
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (ch == '\\')
+				esc = true;
+			else if (ch == '"')
+				in_str = false;
+			continue;
+		}
+		switch (ch) {
+		case '"':
+			in_str = true;
+			break;
+		case '{':
+		case '[':
+			if (depth == MAX_NESTING)
+				return i + 1;
+			stack[depth++] = ch == '{' ? '}' : ']';
+			break;
+		case '}':
+		case ']':
+			if (depth == 0 || stack[depth - 1] != ch)
+				return i + 1;
+			if (--depth == 0)
+				return i + 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static void
+conn_close(struct lsw_rpc_server *s, struct conn *c)
+{
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	free(c->in);
+	free(c->out);
+	*c = (struct conn){.fd = -1};
+	s->n_conns--;
+}
+
+static void
+conn_watch(struct lsw_rpc_server *s, struct conn *c, bool want_out)
+{
+	struct epoll_event ev = {.events = EPOLLIN | (want_out ? EPOLLOUT : 0),
+				 .data.u32 = (uint32_t)(c - s->conns)};
+
+	if (c->want_out != want_out && epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->want_out = want_out;
+}
+
+/* Write what can be written now; returns false if the connection was closed. */
+static bool
+conn_flush(struct lsw_rpc_server *s, struct conn *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			conn_close(s, c);
+			return false;
+		}
+		c->out_off += (size_t)n;
+	}
+	if (c->out_off == c->out_len) {
+		c->out_off = c->out_len = 0;
+		if (c->closing) {
+			conn_close(s, c);
+			return false;
+		}
+	}
+	conn_watch(s, c, c->out_len != 0);
+	return true;
+}
+
+static void
+conn_send(struct lsw_rpc_server *s, struct conn *c, json_t *resp)
+{
+	char *txt;
+	size_t n;
+
+	if (resp == NULL)
+		return;
+	txt = json_dumps(resp, JSON_COMPACT);
+	json_decref(resp);
+	if (txt == NULL)
+		return;
+	n = strlen(txt);
+	if (c->out_len + n + 1 > MAX_OUTPUT) {
+		s->st.output_overflow++;
+		free(txt);
+		c->closing = true;
+		c->out_len = c->out_off; /* nothing more will be sent */
+		return;
+	}
+	if (c->out_len + n + 1 > c->out_cap) {
+		size_t cap = (c->out_len + n + 1) * 2;
+		char *p = realloc(c->out, cap);
+		if (p == NULL) {
+			free(txt);
+			c->closing = true;
+			return;
+		}
+		c->out = p;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, txt, n);
+	c->out[c->out_len + n] = '\n';
+	c->out_len += n + 1;
+	free(txt);
+}
+
+static void
+send_error(struct lsw_rpc_server *s, struct conn *c, int code, const char *msg)
+{
+	conn_send(s, c, lsw_rpc_error_response(NULL, code, msg, NULL));
+}
+
+/* Answer every complete request in the input buffer; keep a partial one. */
+static void
+conn_process(struct lsw_rpc_server *s, struct conn *c, uint64_t now_ns)
+{
+	size_t off = 0;
+
+	while (!c->closing) {
+		while (off < c->in_len && strchr(" \t\r\n", c->in[off]) != NULL)
+			off++;
+		if (off == c->in_len)
+			break;
+		const char *p = c->in + off;
+		size_t avail = c->in_len - off, end;
+		json_error_t je;
+		json_t *v;
+		if (*p == '{' || *p == '[') {
+			end = lsw_rpc_frame(p, avail);
+			if (end == 0)
+				break;
+			s->st.requests++;
+			v = json_loadb(p, end, JSON_REJECT_DUPLICATES, &je);
+			off += end;
+			if (v == NULL) {
+				s->st.parse_errors++;
+				send_error(s, c, LSW_RPC_PARSE_ERROR, je.text);
+				continue;
+			}
+			conn_send(s, c, lsw_rpc_handle(s->sw, v));
+			json_decref(v);
+		} else {
+			/* Not an object or array: take the line, tell JSON from garbage. */
+			const char *nl = memchr(p, '\n', avail);
+			if (nl == NULL)
+				break;
+			end = (size_t)(nl - p) + 1;
+			s->st.requests++;
+			v = json_loadb(p, end, JSON_DECODE_ANY, &je);
+			off += end;
+			if (v == NULL) {
+				s->st.parse_errors++;
+				send_error(s, c, LSW_RPC_PARSE_ERROR, je.text);
+			} else {
+				send_error(s, c, LSW_RPC_INVALID_REQUEST,
+					   "a request is a JSON object or a batch array");
+				json_decref(v);
+			}
+		}
+	}
+	memmove(c->in, c->in + off, c->in_len - off);
+	c->in_len -= off;
+	c->partial_since_ns = c->in_len ? (c->partial_since_ns ? c->partial_since_ns : now_ns) : 0;
+	if (c->in_len > s->lim.max_request) {
+		char msg[96];
+		s->st.too_large++;
+		snprintf(msg, sizeof(msg), "request larger than %u bytes", s->lim.max_request);
+		send_error(s, c, LSW_RPC_INVALID_REQUEST, msg);
+		c->in_len = 0;
+		c->closing = true;
+	}
+}
+
+static void
+conn_read(struct lsw_rpc_server *s, struct conn *c, uint64_t now_ns)
+{
+	bool eof = false;
+
+	for (;;) {
+		if (c->in_cap - c->in_len < 4096) {
+			size_t cap = c->in_cap ? c->in_cap * 2 : 8192;
+			if (cap > (size_t)s->lim.max_request + 8192)
+				cap = (size_t)s->lim.max_request + 8192;
+			if (cap > c->in_cap) {
+				char *p = realloc(c->in, cap);
+				if (p == NULL)
+					break;
+				c->in = p;
+				c->in_cap = cap;
+			}
+		}
+		if (c->in_cap == c->in_len) {
+			conn_process(s, c, now_ns);
+			if (c->closing || c->in_cap == c->in_len)
+				break;
+			continue;
+		}
+		ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			eof = true;
+			break;
+		}
+		c->in_len += (size_t)n;
+	}
+	conn_process(s, c, now_ns);
+	if (eof)
+		c->closing = true; /* answer what came before the shutdown, then close */
+	conn_flush(s, c);
+}
+
+static void
+do_accept(struct lsw_rpc_server *s)
+{
+	for (;;) {
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		if (s->n_conns == s->lim.max_conns) {
+			s->st.refused++;
+			close(fd);
+			continue;
+		}
+		unsigned int i;
+		for (i = 0; s->conns[i].fd >= 0; i++)
+			;
+		struct conn *c = &s->conns[i];
+		*c = (struct conn){.fd = fd};
+		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+			close(fd);
+			c->fd = -1;
+			continue;
+		}
+		s->n_conns++;
+		s->st.connections++;
+	}
+}
+
+void
+lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns)
+{
+	struct epoll_event evs[16];
+	int n = epoll_wait(s->epfd, evs, 16, timeout_ms);
+
+	for (int i = 0; i < n; i++) {
+		if (evs[i].data.u32 == LISTEN_TAG) {
+			do_accept(s);
+			continue;
+		}
+		struct conn *c = &s->conns[evs[i].data.u32];
+		if (c->fd < 0)
+			continue;
+		if (evs[i].events & EPOLLOUT && !conn_flush(s, c))
+			continue;
+		if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+			conn_read(s, c, now_ns);
+	}
+	/* A request that stays half-sent past the deadline is dropped, with an answer. */
+	uint64_t limit = (uint64_t)s->lim.timeout_ms * 1000000;
+	for (unsigned int i = 0; i < s->lim.max_conns; i++) {
+		struct conn *c = &s->conns[i];
+		if (c->fd < 0 || c->partial_since_ns == 0 || now_ns - c->partial_since_ns < limit)
+			continue;
+		s->st.timeouts++;
+		c->in_len = 0;
+		c->partial_since_ns = 0;
+		c->closing = true;
+		conn_send(s, c, lsw_rpc_error_response(NULL, LSW_RPC_ERR_TIMEOUT,
+						       "request incomplete after the timeout", NULL));
+		conn_flush(s, c);
+	}
+}
+
+struct lsw_rpc_server *
+lsw_rpc_server_create(struct lsw_switch *sw, const char *path, const struct lsw_rpc_limits *lim,
+		      char *err, size_t errlen)
+{
+	struct lsw_rpc_server *s = calloc(1, sizeof(*s));
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	if (s == NULL || strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "socket path too long");
+		free(s);
+		return NULL;
+	}
+	s->sw = sw;
+	s->lim = *lim;
+	s->lfd = s->epfd = s->lockfd = -1;
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	snprintf(s->lockpath, sizeof(s->lockpath), "%s.lock", path);
+	s->conns = calloc(lim->max_conns, sizeof(*s->conns));
+	if (s->conns == NULL)
+		goto fail_errno;
+	for (unsigned int i = 0; i < lim->max_conns; i++)
+		s->conns[i].fd = -1;
+
+	/* The lock tells a live switch from a stale socket left by a crash. */
+	s->lockfd = open(s->lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (s->lockfd < 0)
+		goto fail_errno;
+	if (flock(s->lockfd, LOCK_EX | LOCK_NB) != 0) {
+		snprintf(err, errlen, "%s is in use by another running lsw", path);
+		goto fail;
+	}
+	unlink(path);
+	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->lfd < 0)
+		goto fail_errno;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(path, 0660) != 0 ||
+	    listen(s->lfd, 16) != 0)
+		goto fail_errno;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = LISTEN_TAG};
+	if (s->epfd < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev) != 0)
+		goto fail_errno;
+	return s;
+fail_errno:
+	snprintf(err, errlen, "%s: %s", path, strerror(errno));
+fail:
+	lsw_rpc_server_destroy(s);
+	return NULL;
+}
+
+void
+lsw_rpc_server_destroy(struct lsw_rpc_server *s)
+{
+	if (s == NULL)
+		return;
+	for (unsigned int i = 0; s->conns != NULL && i < s->lim.max_conns; i++)
+		if (s->conns[i].fd >= 0)
+			conn_close(s, &s->conns[i]);
+	if (s->lfd >= 0) {
+		close(s->lfd);
+		unlink(s->path);
+	}
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->lockfd >= 0) {
+		if (flock(s->lockfd, LOCK_EX | LOCK_NB) == 0)
+			unlink(s->lockpath);
+		close(s->lockfd);
+	}
+	free(s->conns);
+	free(s);
+}
+
+const struct lsw_rpc_stats *
+lsw_rpc_server_stats(const struct lsw_rpc_server *s)
+{
+	return &s->st;
+}
+
+unsigned int
+lsw_rpc_server_conns(const struct lsw_rpc_server *s)
+{
+	return s->n_conns;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LSW_RPC_SERVER_H
+#define LSW_RPC_SERVER_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct lsw_switch;
+struct lsw_rpc_server;
+
+/* Transport counters, exported by switch.info. */
+struct lsw_rpc_stats {
+	uint64_t connections;      /* accepted */
+	uint64_t refused;          /* closed at once: too many connections */
+	uint64_t requests;         /* JSON values received */
+	uint64_t parse_errors;     /* answered -32700 */
+	uint64_t too_large;        /* request over the size limit: answered, connection closed */
+	uint64_t timeouts;         /* half-sent request stalled: answered, connection closed */
+	uint64_t output_overflow;  /* client not reading its answers: connection closed */
+};
+
+struct lsw_rpc_limits {
+	uint32_t max_conns;
+	uint32_t max_request;      /* bytes of one pending request */
+	uint32_t timeout_ms;       /* a partial request older than this is dropped */
+};
+
+/* Listen on the Unix socket @path (mode 0660), guarded by the lock file @path.lock. */
+struct lsw_rpc_server *lsw_rpc_server_create(struct lsw_switch *sw, const char *path,
+					     const struct lsw_rpc_limits *lim, char *err,
+					     size_t errlen);
+/* Serve for up to @timeout_ms; returns at once when something was handled. */
+void lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns);
+void lsw_rpc_server_destroy(struct lsw_rpc_server *s);
+const struct lsw_rpc_stats *lsw_rpc_server_stats(const struct lsw_rpc_server *s);
+unsigned int lsw_rpc_server_conns(const struct lsw_rpc_server *s);
+
+/* Framing: length of the complete JSON object/array at @buf, 0 if more bytes are needed,
+ * or the offset just past the first bracket mismatch (the caller parses and fails). */
+size_t lsw_rpc_frame(const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* switch.info and stats.clear */
+#include <unistd.h>
+#include <rte_version.h>
+#include "rpc.h"
+#include "rpc_server.h"
+#include "switch.h"
+
+static json_t *
+switch_info(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {NULL};
+	struct lsw_lcore_counters sum;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	lsw_stats_sum(sw, &sum);
+	json_t *workers = json_array();
+	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
+		json_t *ports = json_array();
+		for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
+			if ((unsigned int)sw->cfg->port[p].lcore == sw->cfg->g.workers[w])
+				json_array_append_new(ports, json_string(sw->cfg->port[p].name));
+		const struct lsw_lcore_counters *c = &sw->dp.ctr[w];
+		json_array_append_new(workers, json_pack("{s:i, s:i, s:o, s:I, s:I}",
+			"index", w, "lcore", sw->cfg->g.workers[w], "ports", ports,
+			"loops", (json_int_t)__atomic_load_n(&c->loops, __ATOMIC_RELAXED),
+			"busy_loops", (json_int_t)__atomic_load_n(&c->busy_loops, __ATOMIC_RELAXED)));
+	}
+	const struct lsw_rpc_stats *rs = lsw_rpc_server_stats(sw->rpc);
+	json_t *rpc = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"socket", sw->rpc_path, "clients", lsw_rpc_server_conns(sw->rpc),
+		"connections", (json_int_t)rs->connections, "refused", (json_int_t)rs->refused,
+		"requests", (json_int_t)rs->requests, "parse_errors", (json_int_t)rs->parse_errors,
+		"too_large", (json_int_t)rs->too_large, "timeouts", (json_int_t)rs->timeouts,
+		"output_overflow", (json_int_t)rs->output_overflow);
+	json_t *events = json_object();
+	for (int i = 0; i < LSW_EV_MAX; i++)
+		json_object_set_new(events, lsw_event_name(i), json_integer((json_int_t)sum.event[i]));
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:f, s:i, s:o, s:i, s:b, s:i, s:i, s:o, s:o}",
+		"version", LSW_VERSION, "dpdk", rte_version(), "hostname", sw->cfg->hostname,
+		"pid", (int)getpid(), "config", sw->config_path,
+		"uptime_s", (double)(lsw_now_ns() - sw->start_ns) / 1e9,
+		"main_lcore", sw->cfg->g.main_lcore, "workers", workers,
+		"idle_sleep_us", sw->cfg->g.idle_sleep_us, "hugepages", sw->hugepages,
+		"ports", sw->cfg->n_ports,
+		"mbufs_free", rte_mempool_avail_count(sw->dp.pool),
+		"events", events, "rpc", rpc);
+}
+
+static const struct lsw_rpc_method m_switch_info = {
+	.name = "switch.info",
+	.summary = "Version, uptime, lcores and their ports, events, RPC transport counters",
+	.params = "",
+	.safe_while_forwarding = true,
+	.fn = switch_info,
+};
+LSW_RPC_REGISTER(m_switch_info)
+
+static json_t *
+stats_clear(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {"port", NULL};
+	int port;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	port = lsw_rpc_port_param(sw, params, false, e);
+	if (port == -2)
+		return NULL;
+	lsw_stats_clear(sw, port);
+	return json_pack("{s:b}", "cleared", 1);
+}
+
+static const struct lsw_rpc_method m_stats_clear = {
+	.name = "stats.clear",
+	.summary = "Clear counters (all, or one port's); workers' counters are never written",
+	.params = "port?: string",
+	.safe_while_forwarding = true,
+	.fn = stats_clear,
+};
+LSW_RPC_REGISTER(m_stats_clear)

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Counter reading: sum the workers' counters (each written by one worker only) and subtract
+ * the baseline taken at the last clear. Nothing here writes a worker's memory. */
+#include <string.h>
+#include "switch.h"
+
+static inline uint64_t
+rd(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static void
+sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
+		const struct lsw_lcore_counters *c = &sw->dp.ctr[w];
+		for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
+			for (int i = 0; i < LSW_PC_MAX; i++)
+				s->port[p].ctr[i] += rd(&c->port[p].ctr[i]);
+			for (int i = 0; i < LSW_DROP_MAX; i++)
+				s->port[p].drop[i] += rd(&c->port[p].drop[i]);
+		}
+		for (int i = 0; i < LSW_EV_MAX; i++)
+			s->event[i] += rd(&c->event[i]);
+		s->loops += rd(&c->loops);
+		s->busy_loops += rd(&c->busy_loops);
+	}
+}
+
+void
+lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
+{
+	const struct lsw_lcore_counters *b = &sw->base;
+
+	sum_raw(sw, s);
+	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
+		for (int i = 0; i < LSW_PC_MAX; i++)
+			s->port[p].ctr[i] -= b->port[p].ctr[i];
+		for (int i = 0; i < LSW_DROP_MAX; i++)
+			s->port[p].drop[i] -= b->port[p].drop[i];
+	}
+	for (int i = 0; i < LSW_EV_MAX; i++)
+		s->event[i] -= b->event[i];
+}
+
+void
+lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *st)
+{
+	const struct rte_eth_stats *b = &sw->pmd_base[port];
+
+	memset(st, 0, sizeof(*st));
+	if (rte_eth_stats_get(sw->port[port].port_id, st) != 0)
+		return;
+	st->ipackets -= b->ipackets;
+	st->opackets -= b->opackets;
+	st->ibytes -= b->ibytes;
+	st->obytes -= b->obytes;
+	st->imissed -= b->imissed;
+	st->ierrors -= b->ierrors;
+	st->oerrors -= b->oerrors;
+	st->rx_nombuf -= b->rx_nombuf;
+}
+
+/* Clear one port (@port >= 0) or everything (-1, events included). */
+void
+lsw_stats_clear(struct lsw_switch *sw, int port)
+{
+	struct lsw_lcore_counters now;
+
+	sum_raw(sw, &now);
+	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
+		if (port >= 0 && p != port)
+			continue;
+		sw->base.port[p] = now.port[p];
+		rte_eth_stats_get(sw->port[p].port_id, &sw->pmd_base[p]);
+	}
+	if (port < 0)
+		memcpy(sw->base.event, now.event, sizeof(now.event));
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The control plane's view of the running switch. Only the main lcore touches this struct;
+ * what workers read is in sw->dp (see include/lsw/dataplane.h). */
+#ifndef LSW_SWITCH_H
+#define LSW_SWITCH_H
+
+#include <limits.h>
+#include <signal.h>
+#include <rte_ethdev.h>
+#include "lsw/config.h"
+#include "lsw/dataplane.h"
+
+struct lsw_fibctl;
+struct lsw_rpc_server;
+
+struct lsw_port_rt {
+	uint16_t port_id;
+	bool started;
+	char driver[32];
+	uint32_t speed;                 /* Mb/s in effect: PORT.speed, else the device's */
+	struct rte_ether_addr mac;      /* in effect: configured, else the device's */
+};
+
+struct lsw_switch {
+	struct lsw_config *cfg;         /* the running config */
+	char config_path[PATH_MAX];
+	char rpc_path[108];
+	struct lsw_dp dp;
+	struct lsw_worker *workers;     /* [dp.n_workers], each owned by its lcore once started */
+	bool workers_running;
+	struct lsw_port_rt port[LSW_MAX_PORTS];
+	struct lsw_fibctl *fibc;
+	struct lsw_rpc_server *rpc;
+	struct lsw_lcore_counters base; /* counters at the last stats.clear */
+	struct rte_eth_stats pmd_base[LSW_MAX_PORTS];
+	uint64_t start_ns;
+	bool hugepages;
+};
+
+/* main.c */
+uint64_t lsw_now_ns(void);
+
+/* ports.c */
+int lsw_ports_init(struct lsw_switch *sw);
+void lsw_ports_close(struct lsw_switch *sw);
+int lsw_port_set_admin(struct lsw_switch *sw, uint16_t port, bool up);
+const char *lsw_port_oper_status(const struct lsw_switch *sw, uint16_t port);
+
+/* snapshot.c */
+struct lsw_dp_conf *lsw_snapshot_build(const struct lsw_switch *sw);
+void lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_dp_conf *conf);
+
+/* stats.c */
+void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *sum);
+void lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *st);
+void lsw_stats_clear(struct lsw_switch *sw, int port);
+
+/* neigh.c */
+void lsw_neigh_process(struct lsw_switch *sw);
+
+#endif

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 forwarding: address checks, LPM, ECMP member pick, TTL, MTU, L2 rewrite. */
+#include <rte_ip.h>
+#include <rte_hash_crc.h>
+#include "lsw/dataplane.h"
+
+/* RFC 1624 incremental update for the TTL/protocol word: HC' = ~(~HC + ~m + m'). */
+void
+lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
+{
+	uint16_t m = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+	uint32_t sum = (uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum);
+
+	ip->time_to_live--;
+	sum += (uint16_t)~m;
+	sum += (uint16_t)(m - 0x100);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+}
+
+/* 5-tuple hash; non-first fragments and other protocols hash on addresses and protocol. */
+uint32_t
+lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint32_t seed)
+{
+	uint32_t h = rte_hash_crc_4byte(ip->src_addr, seed);
+
+	h = rte_hash_crc_4byte(ip->dst_addr, h);
+	h = rte_hash_crc_4byte((uint32_t)pi->sport << 16 | pi->dport, h);
+	return rte_hash_crc_4byte(pi->l4_proto, h);
+}
+
+/* Martian addresses, judged on the first octet alone so the common case is one test. */
+static inline enum lsw_drop
+check_addrs(uint32_t src, uint32_t dst)
+{
+	uint8_t s = (uint8_t)(src >> 24), d = (uint8_t)(dst >> 24);
+
+	if (likely(s != 0 && s != 127 && s < 224 && d != 127 && d < 224))
+		return LSW_DROP_NONE;
+	if (src == 0)
+		return LSW_DROP_SIP_UNSPECIFIED;
+	if (s == 127)
+		return LSW_DROP_SIP_LOOPBACK;
+	if (src == UINT32_MAX)
+		return LSW_DROP_SIP_BC;
+	if (s >= 240)
+		return LSW_DROP_SIP_CLASS_E;
+	if (s >= 224)
+		return LSW_DROP_SIP_MC;
+	if (d == 127)
+		return LSW_DROP_DIP_LOOPBACK;
+	if (d >= 224)
+		return LSW_DROP_DIP_MULTICAST;
+	return LSW_DROP_NONE; /* source 0.x.y.z other than 0.0.0.0 */
+}
+
+static void
+local_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+	    struct rte_mbuf *m, const struct lsw_pkt_info *pi)
+{
+	enum lsw_drop d = lsw_icmp_echo_reply(m, pi, &conf->port[in_port]);
+
+	if (d != LSW_DROP_NONE) {
+		lsw_count_drop(w, in_port, d, m);
+		return;
+	}
+	w->ctr->event[LSW_EV_ICMP_ECHO_REPLY_TX]++;
+	lsw_tx_enqueue(w, conf, in_port, m);
+}
+
+void
+lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+	       struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pi->l3_off);
+	const struct lsw_fib *fib = w->dp->fib;
+	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+	enum lsw_drop d;
+	uint32_t v, nh_ip;
+	uint64_t mac;
+	uint16_t out;
+
+	d = check_addrs(rte_be_to_cpu_32(ip->src_addr), dst);
+	if (unlikely(d != LSW_DROP_NONE))
+		goto drop_in;
+	if (unlikely(pi->flags & LSW_PF_DMAC_MC)) {
+		d = LSW_DROP_UC_DIP_MC_DMAC;
+		goto drop_in;
+	}
+	if (unlikely(rte_lpm_lookup(fib->lpm, dst, &v) != 0)) {
+		d = LSW_DROP_LPM4_MISS;
+		goto drop_in;
+	}
+
+	const struct lsw_nh *nh;
+	if (likely(v & LSW_FIB_NH_BIT)) {
+		nh = &fib->nh[v & ~LSW_FIB_NH_BIT];
+	} else {
+		const struct lsw_nhg *g = __atomic_load_n(&fib->group[v], __ATOMIC_ACQUIRE);
+		switch (g->type) {
+		case LSW_NHG_FORWARD:
+			nh = &fib->nh[g->member[g->n == 1 ? 0 :
+				lsw_ecmp_hash(ip, pi, conf->ecmp_seed) % g->n]];
+			break;
+		case LSW_NHG_LOCAL:
+			local_input(w, conf, in_port, m, pi);
+			return;
+		case LSW_NHG_GLEAN:
+			nh = NULL;
+			out = g->port;
+			nh_ip = dst;
+			mac = 0;
+			break;
+		default:
+			d = LSW_DROP_BLACKHOLE_ROUTE;
+			goto drop_in;
+		}
+	}
+	if (nh != NULL) {
+		out = nh->port;
+		nh_ip = nh->ip;
+		mac = __atomic_load_n(&nh->mac, __ATOMIC_ACQUIRE);
+	}
+
+	if (unlikely(ip->time_to_live <= 1)) {
+		lsw_icmp_error(w, conf, in_port, m, pi, 11, 0, 0, now);
+		d = LSW_DROP_TTL;
+		goto drop_in;
+	}
+	const struct lsw_dp_port *op = &conf->port[out];
+	if (unlikely(!op->admin_up)) {
+		lsw_count_drop(w, out, LSW_DROP_L3_EGRESS_LINK_DOWN, m);
+		return;
+	}
+	if (unlikely(pi->l3_len > op->mtu)) {
+		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
+			lsw_icmp_error(w, conf, in_port, m, pi, 3, 4, op->mtu, now);
+		lsw_count_drop(w, out, LSW_DROP_EXCEEDS_L3_MTU, m);
+		return;
+	}
+	lsw_ipv4_ttl_dec(ip);
+	/* Routed ports send untagged: dropping the 4 tag bytes leaves the inner EtherType in
+	 * place and the MACs are rewritten below anyway. */
+	if (pi->flags & LSW_PF_VLAN)
+		rte_pktmbuf_adj(m, 4);
+	if (likely(mac & LSW_NH_MAC_VALID)) {
+		lsw_l2_write(m, mac, &op->mac, LSW_ETHERTYPE_IPV4);
+		lsw_tx_enqueue(w, conf, out, m);
+		return;
+	}
+	lsw_neigh_hold(w, conf, in_port, out, nh_ip, m, now);
+	return;
+
+drop_in:
+	lsw_count_drop(w, in_port, d, m);
+}

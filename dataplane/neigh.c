@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ARP on the worker: answer requests for the port's addresses, pass what ARP teaches to the
+ * control plane (which owns the neighbor table), and hold packets while a next hop is being
+ * resolved, retrying the request and giving up after arp_tries.
+ */
+#include <rte_arp.h>
+#include "lsw/dataplane.h"
+
+#define ARP_FRAME_LEN 60 /* minimum Ethernet frame without FCS */
+
+bool
+lsw_port_has_addr(const struct lsw_dp_port *p, uint32_t ip)
+{
+	for (unsigned int i = 0; i < p->n_addr; i++)
+		if (p->addr[i] == ip)
+			return true;
+	return false;
+}
+
+static bool
+port_on_link(const struct lsw_dp_port *p, uint32_t ip)
+{
+	for (unsigned int i = 0; i < p->n_addr; i++)
+		if (((ip ^ p->addr[i]) & lsw_prefix_mask(p->plen[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The port address to speak from towards @dst: the one whose subnet holds it, else the first. */
+uint32_t
+lsw_port_src_addr(const struct lsw_dp_port *p, uint32_t dst)
+{
+	for (unsigned int i = 0; i < p->n_addr; i++)
+		if (((dst ^ p->addr[i]) & lsw_prefix_mask(p->plen[i])) == 0)
+			return p->addr[i];
+	return p->n_addr ? p->addr[0] : 0;
+}
+
+static void
+learn(struct lsw_worker *w, uint16_t port, uint32_t ip, const struct rte_ether_addr *mac,
+      uint16_t flags)
+{
+	struct lsw_neigh_msg msg = {
+		.ip = ip, .port = port, .flags = flags,
+		.mac = lsw_mac_to_u64(mac) | LSW_NH_MAC_VALID,
+	};
+
+	if (rte_ring_mp_enqueue_elem(w->dp->neigh_ring, &msg, sizeof(msg)) == 0)
+		w->ctr->event[LSW_EV_ARP_LEARN_MSG]++;
+	else
+		w->ctr->event[LSW_EV_ARP_LEARN_RING_FULL]++;
+}
+
+void
+lsw_arp_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+	      struct rte_mbuf *m, const struct lsw_pkt_info *pi)
+{
+	const struct lsw_dp_port *p = &conf->port[in_port];
+	struct rte_arp_hdr *arp = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *, pi->l3_off);
+	struct rte_arp_ipv4 *a = &arp->arp_data;
+	uint16_t op = rte_be_to_cpu_16(arp->arp_opcode);
+	uint32_t sip = rte_be_to_cpu_32(a->arp_sip), tip = rte_be_to_cpu_32(a->arp_tip);
+
+	if ((op != RTE_ARP_OP_REQUEST && op != RTE_ARP_OP_REPLY) ||
+	    !rte_is_unicast_ether_addr(&a->arp_sha)) {
+		lsw_count_drop(w, in_port, LSW_DROP_ARP_MALFORMED, m);
+		return;
+	}
+	bool for_us = lsw_port_has_addr(p, tip);
+	/* RFC 826: learn from any ARP aimed at us; a gratuitous ARP only refreshes. */
+	if (sip != 0 && port_on_link(p, sip) && !lsw_port_has_addr(p, sip)) {
+		if (for_us)
+			learn(w, in_port, sip, &a->arp_sha, 0);
+		else if (sip == tip)
+			learn(w, in_port, sip, &a->arp_sha, LSW_NEIGH_MSG_UPDATE_ONLY);
+	}
+	if (!for_us) {
+		lsw_count_drop(w, in_port, LSW_DROP_ARP_OTHER_TARGET, m);
+		return;
+	}
+	if (op == RTE_ARP_OP_REPLY) {
+		w->ctr->event[LSW_EV_ARP_REPLY_RX]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	w->ctr->event[LSW_EV_ARP_REQUEST_RX]++;
+
+	/* Answer in place. */
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	a->arp_tha = a->arp_sha;
+	a->arp_tip = a->arp_sip;
+	a->arp_sha = p->mac;
+	a->arp_sip = rte_cpu_to_be_32(tip);
+	if (pi->flags & LSW_PF_VLAN)
+		rte_pktmbuf_adj(m, 4); /* the tag's 4 bytes go; the header is rewritten whole */
+	lsw_l2_write(m, lsw_mac_to_u64(&a->arp_tha), &p->mac, LSW_ETHERTYPE_ARP);
+	w->ctr->event[LSW_EV_ARP_REPLY_TX]++;
+	lsw_tx_enqueue(w, conf, in_port, m);
+}
+
+void
+lsw_arp_request(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		uint32_t ip)
+{
+	const struct lsw_dp_port *p = &conf->port[port];
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->dp->pool);
+
+	if (m == NULL) {
+		w->ctr->event[LSW_EV_MBUF_ALLOC_FAILED]++;
+		return;
+	}
+	uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, ARP_FRAME_LEN);
+	memset(d, 0, ARP_FRAME_LEN);
+	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(d + RTE_ETHER_HDR_LEN);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	arp->arp_data.arp_sha = p->mac;
+	arp->arp_data.arp_sip = rte_cpu_to_be_32(lsw_port_src_addr(p, ip));
+	arp->arp_data.arp_tip = rte_cpu_to_be_32(ip);
+	lsw_l2_write(m, UINT64_C(0xffffffffffff), &p->mac, LSW_ETHERTYPE_ARP);
+	w->ctr->event[LSW_EV_ARP_REQUEST_TX]++;
+	lsw_tx_enqueue(w, conf, port, m);
+}
+
+void
+lsw_neigh_hold(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+	       uint16_t port, uint32_t ip, struct rte_mbuf *m, uint64_t now)
+{
+	struct lsw_hold_slot *s, *free_slot = NULL;
+
+	for (s = w->hold; s < w->hold + LSW_HOLD_SLOTS; s++) {
+		if (s->ip == ip && s->port == port)
+			break;
+		if (s->ip == 0 && free_slot == NULL)
+			free_slot = s;
+	}
+	if (s == w->hold + LSW_HOLD_SLOTS) {
+		s = free_slot;
+		if (s == NULL) {
+			lsw_count_drop(w, in_port, LSW_DROP_NEIGH_HOLD_OVERFLOW, m);
+			return;
+		}
+		*s = (struct lsw_hold_slot){.ip = ip, .port = port, .tries = 1,
+			.next_arp = now + (uint64_t)conf->arp_retry_ms * w->dp->tsc_hz / 1000};
+		w->n_held++;
+		lsw_arp_request(w, conf, port, ip);
+	}
+	if (s->n == LSW_HOLD_PKTS) {
+		lsw_count_drop(w, in_port, LSW_DROP_NEIGH_HOLD_OVERFLOW, m);
+		return;
+	}
+	s->in_port[s->n] = (uint8_t)in_port;
+	s->pkt[s->n++] = m;
+	w->ctr->event[LSW_EV_NEIGH_HELD]++;
+}
+
+static void
+slot_release(struct lsw_worker *w, struct lsw_hold_slot *s)
+{
+	s->ip = 0;
+	s->n = 0;
+	w->n_held--;
+}
+
+/* Called each loop while packets are held: send those whose next hop resolved, re-ARP the
+ * others, and drop after arp_tries requests went unanswered. */
+void
+lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
+{
+	for (struct lsw_hold_slot *s = w->hold; s < w->hold + LSW_HOLD_SLOTS; s++) {
+		if (s->ip == 0)
+			continue;
+		const struct lsw_dp_port *p = &conf->port[s->port];
+		uint64_t mac = lsw_fib_neigh_mac(w->dp->fib, s->ip, s->port);
+		if (mac & LSW_NH_MAC_VALID) {
+			for (unsigned int i = 0; i < s->n; i++) {
+				if (!p->admin_up) {
+					lsw_count_drop(w, s->port, LSW_DROP_L3_EGRESS_LINK_DOWN,
+						       s->pkt[i]);
+					continue;
+				}
+				lsw_l2_write(s->pkt[i], mac, &p->mac, LSW_ETHERTYPE_IPV4);
+				w->ctr->event[LSW_EV_NEIGH_RELEASED]++;
+				lsw_tx_enqueue(w, conf, s->port, s->pkt[i]);
+			}
+			slot_release(w, s);
+		} else if ((int64_t)(now - s->next_arp) >= 0) {
+			if (s->tries >= conf->arp_tries) {
+				for (unsigned int i = 0; i < s->n; i++)
+					lsw_count_drop(w, s->in_port[i],
+						       LSW_DROP_UNRESOLVED_NEXT_HOP, s->pkt[i]);
+				slot_release(w, s);
+				continue;
+			}
+			s->tries++;
+			s->next_arp = now + (uint64_t)conf->arp_retry_ms * w->dp->tsc_hz / 1000;
+			lsw_arp_request(w, conf, s->port, s->ip);
+		}
+	}
+}
+
+/* Shutdown: whatever is still held is dropped and counted. */
+void
+lsw_neigh_drop_held(struct lsw_worker *w)
+{
+	for (struct lsw_hold_slot *s = w->hold; s < w->hold + LSW_HOLD_SLOTS; s++) {
+		for (unsigned int i = 0; i < s->n; i++)
+			lsw_count_drop(w, s->in_port[i], LSW_DROP_SHUTDOWN, s->pkt[i]);
+		if (s->ip != 0)
+			slot_release(w, s);
+	}
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The validated configuration. The file is JSON in the shape of SONiC's CONFIG_DB (PORT,
+ * INTERFACE, STATIC_ROUTE, NEIGH, DEVICE_METADATA) plus lsw's own tables (LSW, LSW_PORT).
+ * See README.md "Configuration" for every table and field.
+ */
+#ifndef LSW_CONFIG_H
+#define LSW_CONFIG_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <jansson.h>
+#include <rte_ether.h>
+#include "lsw/common.h"
+
+#define LSW_ERRS_MAX 32
+
+struct lsw_err {
+	char path[192];   /* JSON path of the offending value, e.g. $.PORT.Ethernet0.mtu */
+	char msg[192];
+};
+
+/* Errors gathered while validating; the first LSW_ERRS_MAX are kept, all are counted. */
+struct lsw_errs {
+	unsigned int n;
+	struct lsw_err e[LSW_ERRS_MAX];
+};
+
+struct lsw_addr {
+	uint32_t ip;      /* host order */
+	uint8_t plen;
+};
+
+struct lsw_port_conf {
+	char name[LSW_NAME_LEN];           /* PORT key, e.g. Ethernet0 */
+	char devargs[LSW_DEVARGS_LEN];     /* LSW_PORT.devargs */
+	char alias[LSW_NAME_LEN];
+	char description[128];
+	struct rte_ether_addr mac;         /* LSW_PORT.mac, else DEVICE_METADATA mac */
+	bool mac_set;                      /* else the device's own MAC */
+	bool is_pci;                       /* devargs names a PCI address */
+	bool admin_up;
+	uint16_t mtu;
+	uint32_t speed;                    /* Mb/s; 0 = as the device reports */
+	int lcore;                         /* owner worker lcore; -1 = round-robin */
+	uint8_t n_addr;
+	struct lsw_addr addr[LSW_MAX_ADDRS];
+};
+
+struct lsw_route_conf {
+	uint32_t prefix;
+	uint8_t plen;
+	bool blackhole;
+	uint8_t n_nh;
+	uint32_t nh_ip[LSW_MAX_ECMP];
+	uint16_t nh_port[LSW_MAX_ECMP];    /* port index, from ifname or the connected subnet */
+};
+
+struct lsw_neigh_conf {
+	uint16_t port;
+	uint32_t ip;
+	struct rte_ether_addr mac;
+};
+
+struct lsw_global_conf {
+	unsigned int main_lcore;
+	uint16_t n_workers;
+	unsigned int workers[LSW_MAX_WORKERS];
+	uint32_t idle_sleep_us;
+	uint32_t mbufs;
+	uint32_t memory_mb;                /* 0 = computed from mbufs and MTUs */
+	uint16_t rx_desc, tx_desc;
+	char file_prefix[64];              /* empty = lsw-<pid> */
+	char rpc_socket[108];
+	char log_level[16];
+	uint32_t ecmp_seed;
+	uint32_t arp_retry_ms;
+	uint32_t arp_tries;
+	uint32_t icmp_rate;
+	uint32_t icmp_burst;
+	uint32_t rpc_timeout_ms;           /* a half-sent request is dropped after this */
+	uint32_t rpc_max_request;          /* bytes */
+	uint32_t rpc_max_conns;
+};
+
+struct lsw_config {
+	struct lsw_global_conf g;
+	char hostname[64];
+	uint16_t n_ports;
+	struct lsw_port_conf port[LSW_MAX_PORTS];
+	uint32_t n_routes;
+	struct lsw_route_conf *routes;
+	uint32_t n_neighs;
+	struct lsw_neigh_conf *neighs;
+	json_t *doc;                       /* the document as loaded (a reference is held) */
+};
+
+/* Validate @doc into a new config. NULL with @errs filled when it is refused. */
+struct lsw_config *lsw_config_from_json(json_t *doc, struct lsw_errs *errs);
+/* Load and validate a file; a JSON syntax error is reported as path "$" with line/column. */
+struct lsw_config *lsw_config_load(const char *path, struct lsw_errs *errs);
+void lsw_config_free(struct lsw_config *c);
+int lsw_config_port_index(const struct lsw_config *c, const char *name);
+
+void lsw_errs_add(struct lsw_errs *errs, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Errors as [{"path":..., "message":...}, ...]. */
+json_t *lsw_errs_to_json(const struct lsw_errs *errs);
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-lcore counters, VPP style: each worker owns one struct lsw_lcore_counters and is its
+ * only writer (plain increments, no atomics). Readers on the main lcore sum all workers with
+ * relaxed loads; clearing keeps a baseline on the reader side and never writes here.
+ */
+#ifndef LSW_COUNTERS_H
+#define LSW_COUNTERS_H
+
+#include <stdint.h>
+#include <rte_common.h>
+#include "lsw/common.h"
+#include "lsw/drop.h"
+
+/* Port counters named as SAI's sai_port_stat_t (SAI_PORT_STAT_IF_IN_OCTETS, ...). */
+#define LSW_FOREACH_PORT_CTR(X) \
+	X(IF_IN_OCTETS) \
+	X(IF_IN_UCAST_PKTS) \
+	X(IF_IN_NON_UCAST_PKTS) \
+	X(IF_OUT_OCTETS) \
+	X(IF_OUT_UCAST_PKTS) \
+	X(IF_OUT_NON_UCAST_PKTS)
+
+enum lsw_port_ctr {
+#define LSW_PORT_CTR_ENUM(n) LSW_PC_##n,
+	LSW_FOREACH_PORT_CTR(LSW_PORT_CTR_ENUM)
+#undef LSW_PORT_CTR_ENUM
+	LSW_PC_MAX
+};
+
+/* Events of the switch itself that are not packet drops. */
+#define LSW_FOREACH_EVENT(X) \
+	X(ARP_REQUEST_RX,     "ARP requests received for the switch's addresses") \
+	X(ARP_REPLY_RX,       "ARP replies received for the switch's addresses") \
+	X(ARP_REQUEST_TX,     "ARP requests sent to resolve a next hop") \
+	X(ARP_REPLY_TX,       "ARP replies sent for the switch's addresses") \
+	X(ARP_LEARN_MSG,      "neighbor updates handed to the control plane") \
+	X(ARP_LEARN_RING_FULL, "neighbor updates lost because the control ring was full") \
+	X(ICMP_ECHO_REPLY_TX, "ICMP echo replies sent") \
+	X(ICMP_ERROR_TX,      "ICMP time-exceeded and fragmentation-needed sent") \
+	X(ICMP_RATE_LIMITED,  "ICMP errors suppressed by the rate limit") \
+	X(MBUF_ALLOC_FAILED,  "mbuf allocations that failed (ARP/ICMP not sent)") \
+	X(NEIGH_HELD,         "packets held while their next hop was resolved") \
+	X(NEIGH_RELEASED,     "held packets sent after resolution")
+
+enum lsw_event {
+#define LSW_EVENT_ENUM(n, d) LSW_EV_##n,
+	LSW_FOREACH_EVENT(LSW_EVENT_ENUM)
+#undef LSW_EVENT_ENUM
+	LSW_EV_MAX
+};
+
+struct lsw_port_counters {
+	uint64_t ctr[LSW_PC_MAX];
+	uint64_t drop[LSW_DROP_MAX];
+};
+
+struct lsw_lcore_counters {
+	struct lsw_port_counters port[LSW_MAX_PORTS];
+	uint64_t event[LSW_EV_MAX];
+	uint64_t loops;       /* main loop iterations */
+	uint64_t busy_loops;  /* iterations that received or sent something */
+} __rte_cache_aligned;
+
+const char *lsw_port_ctr_name(enum lsw_port_ctr c);
+const char *lsw_event_name(enum lsw_event e);
+const char *lsw_event_desc(enum lsw_event e);
+
+#endif

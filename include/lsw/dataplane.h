@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * State shared between the control plane (main lcore) and the workers, and each worker's
+ * private state. Every shared field says who writes it: "cp" is the main lcore, "dp" the
+ * workers. Nothing here is protected by a lock.
+ */
+#ifndef LSW_DATAPLANE_H
+#define LSW_DATAPLANE_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_rcu_qsbr.h>
+#include "lsw/common.h"
+#include "lsw/counters.h"
+#include "lsw/fib.h"
+#include "lsw/parse.h"
+
+/* A port as the fast path sees it; part of the immutable snapshot. */
+struct lsw_dp_port {
+	uint16_t port_id;   /* DPDK ethdev id */
+	uint16_t owner;     /* index of the worker that runs this port's rx and tx */
+	uint8_t admin_up;
+	uint8_t n_addr;
+	uint16_t mtu;       /* IP MTU */
+	struct rte_ether_addr mac;
+	uint32_t addr[LSW_MAX_ADDRS]; /* host order */
+	uint8_t plen[LSW_MAX_ADDRS];
+};
+
+/* The configuration the workers run with. Immutable once published: the control plane builds
+ * a new one, stores its pointer, waits for a grace period and frees the old one. */
+struct lsw_dp_conf {
+	uint16_t n_ports;
+	uint16_t n_workers;
+	uint32_t idle_sleep_us;   /* sleep when a loop found nothing to do; 0 = busy poll */
+	uint32_t ecmp_seed;
+	uint32_t arp_retry_ms;    /* ARP request interval for a held next hop */
+	uint32_t arp_tries;       /* requests before held packets are dropped */
+	uint32_t icmp_rate;       /* ICMP errors per second per worker */
+	uint32_t icmp_burst;
+	struct lsw_dp_port port[LSW_MAX_PORTS];
+	/* Ports each worker owns, derived from port[].owner so the loop need not search. */
+	uint8_t n_owned[LSW_MAX_WORKERS];
+	uint8_t owned[LSW_MAX_WORKERS][LSW_MAX_PORTS];
+};
+
+/* Worker to control plane: an ARP packet told us @ip is at @mac on @port. */
+enum lsw_neigh_msg_flag {
+	LSW_NEIGH_MSG_UPDATE_ONLY = 1, /* gratuitous: refresh an existing entry, create none */
+};
+
+struct lsw_neigh_msg {
+	uint32_t ip;
+	uint16_t port;
+	uint16_t flags;
+	uint64_t mac;
+};
+
+struct lsw_dp {
+	struct lsw_dp_conf *conf;   /* cp: release store; dp: acquire load once per loop */
+	struct lsw_fib *fib;        /* cp: set before workers start */
+	struct rte_rcu_qsbr *qsv;   /* cp: set before workers start; thread id = worker index */
+	/* handoff[w][p]: packets from worker w for port p, when w does not own p (SP/SC). */
+	struct rte_ring *handoff[LSW_MAX_WORKERS][LSW_MAX_PORTS]; /* cp: set at start-up */
+	struct rte_ring *neigh_ring; /* dp: enqueue (MP); cp: dequeue (SC) */
+	struct rte_mempool *pool;   /* cp: set at start-up */
+	struct lsw_lcore_counters *ctr; /* [n_workers]; each written only by its worker */
+	uint64_t tsc_hz;            /* cp: set at start-up */
+	uint16_t n_workers;         /* cp: set at start-up */
+	int quit;                   /* cp: atomic store 1 to stop; dp: atomic load */
+};
+
+struct lsw_txbuf {
+	uint16_t n;
+	struct rte_mbuf *pkt[LSW_BURST];
+};
+
+#define LSW_HOLD_SLOTS 16
+#define LSW_HOLD_PKTS  4
+
+/* Packets waiting for one next hop to be resolved by ARP (the worker's own). */
+struct lsw_hold_slot {
+	uint32_t ip;      /* next hop; 0 = free slot */
+	uint16_t port;
+	uint8_t n;
+	uint8_t tries;    /* ARP requests sent */
+	uint8_t in_port[LSW_HOLD_PKTS]; /* where each packet came in, to charge a drop */
+	uint64_t next_arp; /* tsc of the next request or of the give-up */
+	struct rte_mbuf *pkt[LSW_HOLD_PKTS];
+};
+
+struct lsw_worker {
+	struct lsw_dp *dp;
+	uint16_t idx;
+	unsigned int lcore;
+	struct lsw_lcore_counters *ctr;
+	uint16_t n_held;                 /* busy hold slots */
+	struct lsw_hold_slot hold[LSW_HOLD_SLOTS];
+	uint64_t icmp_tokens;            /* ICMP error token bucket, in tokens * tsc_hz */
+	uint64_t icmp_last;
+	uint64_t last_drain;
+	struct lsw_txbuf txb[LSW_MAX_PORTS];
+};
+
+/* worker.c */
+void lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned int lcore);
+int lsw_worker_main(void *arg);
+void lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		       struct rte_mbuf **pkts, uint16_t n, uint64_t now);
+void lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+
+/* ipv4.c */
+void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+		    struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
+void lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip);
+uint32_t lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi,
+		       uint32_t seed);
+
+/* icmp.c */
+enum lsw_drop lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
+				  const struct lsw_dp_port *port);
+void lsw_icmp_error(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+		    struct rte_mbuf *orig, const struct lsw_pkt_info *pi, uint8_t type,
+		    uint8_t code, uint16_t mtu, uint64_t now);
+
+/* neigh.c */
+void lsw_arp_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+		   struct rte_mbuf *m, const struct lsw_pkt_info *pi);
+void lsw_arp_request(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		     uint32_t ip);
+void lsw_neigh_hold(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+		    uint16_t port, uint32_t ip, struct rte_mbuf *m, uint64_t now);
+void lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now);
+void lsw_neigh_drop_held(struct lsw_worker *w);
+bool lsw_port_has_addr(const struct lsw_dp_port *p, uint32_t ip);
+uint32_t lsw_port_src_addr(const struct lsw_dp_port *p, uint32_t dst);
+
+/* tx.c */
+void lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port);
+void lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+uint32_t lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+
+static inline void
+lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m)
+{
+	w->ctr->port[port].drop[d]++;
+	rte_pktmbuf_free(m);
+}
+
+/* Queue @m for transmission on @port (own port or handoff to its owner). */
+static inline void
+lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	       struct rte_mbuf *m)
+{
+	struct lsw_txbuf *b = &w->txb[port];
+
+	b->pkt[b->n++] = m;
+	if (b->n == LSW_BURST)
+		lsw_tx_flush(w, conf, port);
+}
+
+/* Write the Ethernet header of a routed packet whose data starts at the Ethernet header. */
+static inline void
+lsw_l2_write(struct rte_mbuf *m, uint64_t dmac, const struct rte_ether_addr *smac,
+	     uint16_t ethertype)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	lsw_u64_to_mac(dmac, &eth->dst_addr);
+	rte_ether_addr_copy(smac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(ethertype);
+}
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Every reason the switch drops a packet. Names follow SAI's sai_in_drop_reason_t /
+ * sai_out_drop_reason_t where one exists (TTL, LPM4_MISS, BLACKHOLE_ROUTE,
+ * UNRESOLVED_NEXT_HOP, EXCEEDS_L3_MTU, SMAC_MULTICAST, SIP_*, L3_EGRESS_LINK_DOWN,
+ * VLAN_TAG_NOT_ALLOWED, IRIF_DISABLED); the others are lsw's own and say exactly which
+ * check failed. IN reasons are charged to the ingress port, OUT reasons to the egress port.
+ */
+#ifndef LSW_DROP_H
+#define LSW_DROP_H
+
+#define LSW_FOREACH_DROP(X) \
+	X(L2_TRUNCATED,            IN,  "frame shorter than an Ethernet header") \
+	X(VLAN_TRUNCATED,          IN,  "802.1Q tag cut short") \
+	X(VLAN_TAG_NOT_ALLOWED,    IN,  "802.1Q tag with a VLAN id other than 0 on a routed port") \
+	X(UNKNOWN_ETHERTYPE,       IN,  "EtherType the switch does not handle") \
+	X(MULTI_SEGMENT,           IN,  "frame spread over several mbufs") \
+	X(SMAC_MULTICAST,          IN,  "multicast source MAC") \
+	X(DMAC_MISMATCH,           IN,  "unicast destination MAC that is not the port's") \
+	X(IRIF_DISABLED,           IN,  "received on an admin-down port") \
+	X(MAC_CONTROL,             IN,  "MAC control frame (PAUSE/PFC) consumed") \
+	X(ARP_MALFORMED,           IN,  "ARP packet too short or not Ethernet/IPv4") \
+	X(ARP_OTHER_TARGET,        IN,  "ARP for an address that is not the port's") \
+	X(IPV4_TRUNCATED,          IN,  "IPv4 header or payload cut short") \
+	X(IPV4_BAD_VERSION,        IN,  "IPv4 EtherType but version is not 4") \
+	X(IPV4_BAD_IHL,            IN,  "IPv4 header length below 20 bytes") \
+	X(IPV4_BAD_LENGTH,         IN,  "IPv4 total length smaller than its header") \
+	X(IPV4_BAD_CHECKSUM,       IN,  "IPv4 header checksum does not verify") \
+	X(IPV6_TRUNCATED,          IN,  "IPv6 header or payload cut short") \
+	X(IPV6_BAD_VERSION,        IN,  "IPv6 EtherType but version is not 6") \
+	X(IPV6_NOT_ROUTED,         IN,  "IPv6 is parsed but not routed yet") \
+	X(L4_TRUNCATED,            IN,  "UDP or TCP header cut short") \
+	X(BTH_TRUNCATED,           IN,  "UDP port 4791 without a complete InfiniBand BTH") \
+	X(SIP_MC,                  IN,  "multicast source IP") \
+	X(SIP_CLASS_E,             IN,  "class E source IP") \
+	X(SIP_BC,                  IN,  "broadcast source IP") \
+	X(SIP_UNSPECIFIED,         IN,  "source IP 0.0.0.0") \
+	X(SIP_LOOPBACK,            IN,  "source IP in 127/8") \
+	X(DIP_LOOPBACK,            IN,  "destination IP in 127/8") \
+	X(DIP_MULTICAST,           IN,  "multicast or broadcast destination IP (not routed)") \
+	X(UC_DIP_MC_DMAC,          IN,  "unicast destination IP in a multicast or broadcast frame") \
+	X(TTL,                     IN,  "TTL 0 or 1 on a routed packet") \
+	X(LPM4_MISS,               IN,  "no IPv4 route") \
+	X(BLACKHOLE_ROUTE,         IN,  "route is a blackhole") \
+	X(LOCAL_UNSUPPORTED,       IN,  "addressed to the switch, but not ICMP echo") \
+	X(ICMP_MALFORMED,          IN,  "ICMP to the switch too short or bad checksum") \
+	X(UNRESOLVED_NEXT_HOP,     IN,  "next hop did not answer ARP in time") \
+	X(NEIGH_HOLD_OVERFLOW,     IN,  "too many packets waiting for ARP") \
+	X(EXCEEDS_L3_MTU,          OUT, "IPv4 packet larger than the egress MTU") \
+	X(L3_EGRESS_LINK_DOWN,     OUT, "egress port is admin down") \
+	X(TX_RING_FULL,            OUT, "handoff ring to the egress port's lcore full") \
+	X(TX_QUEUE_FULL,           OUT, "PMD did not accept the packet") \
+	X(SHUTDOWN,                OUT, "held or queued when the switch stopped")
+
+enum lsw_drop {
+	LSW_DROP_NONE = 0,
+#define LSW_DROP_ENUM(name, dir, desc) LSW_DROP_##name,
+	LSW_FOREACH_DROP(LSW_DROP_ENUM)
+#undef LSW_DROP_ENUM
+	LSW_DROP_MAX
+};
+
+/* Name ("TTL"), description, and whether the reason counts against the egress port. */
+const char *lsw_drop_name(enum lsw_drop d);
+const char *lsw_drop_desc(enum lsw_drop d);
+int lsw_drop_is_egress(enum lsw_drop d);
+
+#endif
