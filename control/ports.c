@@ -68,6 +68,11 @@ port_start(struct lsw_switch *sw, uint16_t idx)
 		return rc;
 	}
 	rt->started = true;
+	/* Configure keeps the MTU inside ethdev; set_mtu also reaches the device (net_tap's
+	 * kernel interface), so that both sides agree on the largest frame. */
+	rc = rte_eth_dev_set_mtu(rt->port_id, pc->mtu);
+	if (rc != 0 && rc != -ENOTSUP)
+		LSW_LOG(WARNING, "%s: set MTU %u: %s", pc->name, pc->mtu, rte_strerror(-rc));
 	/* Frames are filtered by destination MAC in software, so the PMD must pass them all. */
 	rc = rte_eth_promiscuous_enable(rt->port_id);
 	if (rc != 0 && rc != -ENOTSUP)
