@@ -3,7 +3,7 @@
  * Config loading and validation. Every check names the offending value by JSON path; all
  * errors are gathered (not just the first) and a config with any error is refused whole.
  */
-#include <sched.h>
+#include <sys/sysinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +70,12 @@ get_str(json_t *obj, const char *path, const char *key, char *out, size_t size,
 		snprintf(out, size, "%s", s);
 }
 
+/* lcore ids are CPU ids (lsw passes -l to EAL, not --lcores). The check is against the
+ * machine, not this thread's affinity, which EAL narrows once it has started. */
 static bool
 lcore_usable(unsigned int lcore)
 {
-	cpu_set_t set;
-
-	if (lcore >= RTE_MAX_LCORE || sched_getaffinity(0, sizeof(set), &set) != 0)
-		return false;
-	return CPU_ISSET(lcore, &set);
+	return lcore < RTE_MAX_LCORE && (int)lcore < get_nprocs_conf();
 }
 
 static void
@@ -88,7 +86,8 @@ parse_lcore(json_t *v, const char *path, unsigned int *out, struct lsw_errs *err
 	if (!lsw_jv_uint(v, path, 0, RTE_MAX_LCORE - 1, &x, errs))
 		return;
 	if (!lcore_usable((unsigned int)x)) {
-		lsw_errs_add(errs, path, "lcore %u is not a CPU this process may run on", (unsigned)x);
+		lsw_errs_add(errs, path, "lcore %u does not exist: this machine has CPUs 0-%d",
+			     (unsigned int)x, get_nprocs_conf() - 1);
 		return;
 	}
 	*out = (unsigned int)x;

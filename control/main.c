@@ -36,15 +36,6 @@ on_signal(int sig)
 	stop_requested = 1;
 }
 
-uint64_t
-lsw_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void
 usage(FILE *f)
 {

@@ -37,7 +37,7 @@ struct lsw_switch {
 	bool hugepages;
 };
 
-/* main.c */
+/* time.c */
 uint64_t lsw_now_ns(void);
 
 /* ports.c */

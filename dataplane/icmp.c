@@ -70,7 +70,12 @@ icmp_allow(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
 	w->icmp_last = now;
 	if (elapsed > cap) /* also bounds elapsed * rate below */
 		elapsed = cap;
-	w->icmp_tokens = RTE_MIN(cap, w->icmp_tokens + elapsed * conf->icmp_rate);
+	uint64_t add = elapsed * conf->icmp_rate;
+	/* Saturating: the bucket starts (UINT64_MAX) and stays at most full. */
+	if (w->icmp_tokens >= cap || add >= cap - w->icmp_tokens)
+		w->icmp_tokens = cap;
+	else
+		w->icmp_tokens += add;
 	if (w->icmp_tokens < hz)
 		return false;
 	w->icmp_tokens -= hz;

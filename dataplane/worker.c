@@ -17,6 +17,7 @@ lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned 
 	w->idx = idx;
 	w->lcore = lcore;
 	w->ctr = &dp->ctr[idx];
+	w->icmp_tokens = UINT64_MAX; /* a full bucket */
 }
 
 static inline void

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_eal.h>
+#include <rte_arp.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+#include <rte_malloc.h>
+#include "jsonv.h"
+#include "harness.h"
+
+static struct rte_mempool *pool;
+
+void
+t_eal_init(void)
+{
+	static bool done;
+	char *argv[] = {"test", "--no-huge", "--no-shconf", "-m", "1024", "--no-pci", "-l", "0",
+			"--log-level", "error", "--file-prefix", "lswtest", NULL};
+
+	if (done)
+		return;
+	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		exit(1);
+	}
+	pool = rte_pktmbuf_pool_create("t_pool", 4096, 0, 0, 10240, SOCKET_ID_ANY);
+	if (pool == NULL)
+		exit(1);
+	done = true;
+}
+
+struct rte_mempool *
+t_pool(void)
+{
+	return pool;
+}
+
+struct t_switch *
+t_switch_new(const char *json)
+{
+	struct t_switch *t = calloc(1, sizeof(*t));
+	struct lsw_switch *sw = &t->sw;
+	struct lsw_errs errs;
+	json_error_t je;
+	json_t *doc = json_loads(json, 0, &je);
+
+	t_eal_init();
+	if (doc == NULL) {
+		fprintf(stderr, "bad test JSON: %s line %d\n", je.text, je.line);
+		abort();
+	}
+	sw->cfg = lsw_config_from_json(doc, &errs);
+	json_decref(doc);
+	if (sw->cfg == NULL) {
+		for (unsigned int i = 0; i < errs.n; i++)
+			fprintf(stderr, "%s: %s\n", errs.e[i].path, errs.e[i].msg);
+		abort();
+	}
+	static unsigned int seq; /* a failed test leaves its tables behind: fresh names */
+	char name[32];
+	snprintf(name, sizeof(name), "t%u", seq++);
+	sw->fibc = lsw_fibctl_create(NULL, name);
+	assert_non_null(sw->fibc);
+	assert_int_equal(lsw_fibctl_load(sw->fibc, sw->cfg), 0);
+	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
+		sw->port[p].port_id = p;
+		sw->port[p].mac = sw->cfg->port[p].mac;
+	}
+	sw->dp.fib = sw->fibc->fib;
+	sw->dp.pool = pool;
+	sw->dp.tsc_hz = T_HZ;
+	sw->dp.n_workers = 1;
+	sw->dp.ctr = rte_zmalloc("t_ctr", sizeof(*sw->dp.ctr), RTE_CACHE_LINE_SIZE);
+	strcat(name, "_neigh");
+	sw->dp.neigh_ring = rte_ring_create_elem(name, sizeof(struct lsw_neigh_msg), 64,
+						 SOCKET_ID_ANY, RING_F_SC_DEQ);
+	t->conf = lsw_snapshot_build(sw);
+	sw->dp.conf = t->conf;
+	lsw_worker_init(&t->w, &sw->dp, 0, 1);
+	return t;
+}
+
+void
+t_switch_free(struct t_switch *t)
+{
+	struct lsw_switch *sw = &t->sw;
+
+	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
+		struct rte_mbuf *m;
+		while ((m = t_tx_take(t, p)) != NULL)
+			rte_pktmbuf_free(m);
+	}
+	lsw_neigh_drop_held(&t->w);
+	lsw_fibctl_destroy(sw->fibc);
+	rte_ring_free(sw->dp.neigh_ring);
+	rte_free(sw->dp.ctr);
+	rte_free(t->conf);
+	lsw_config_free(sw->cfg);
+	free(t);
+	/* Every test must give every mbuf back. */
+	assert_int_equal(rte_mempool_avail_count(pool), pool->size);
+}
+
+struct rte_mbuf *
+t_mbuf(const void *frame, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+	assert_non_null(m);
+	memcpy(rte_pktmbuf_append(m, len), frame, len);
+	return m;
+}
+
+void
+t_rx(struct t_switch *t, uint16_t port, const void *frame, uint16_t len, uint64_t now)
+{
+	struct rte_mbuf *m = t_mbuf(frame, len);
+
+	lsw_process_burst(&t->w, t->conf, port, &m, 1, now);
+}
+
+uint16_t
+t_tx_count(struct t_switch *t, uint16_t port)
+{
+	return t->w.txb[port].n;
+}
+
+struct rte_mbuf *
+t_tx_take(struct t_switch *t, uint16_t port)
+{
+	struct lsw_txbuf *b = &t->w.txb[port];
+
+	if (b->n == 0)
+		return NULL;
+	struct rte_mbuf *m = b->pkt[0];
+	memmove(b->pkt, b->pkt + 1, (size_t)(b->n - 1) * sizeof(b->pkt[0]));
+	b->n--;
+	return m;
+}
+
+uint64_t
+t_drops(struct t_switch *t, uint16_t port, enum lsw_drop d)
+{
+	return t->sw.dp.ctr[0].port[port].drop[d];
+}
+
+uint64_t
+t_event(struct t_switch *t, enum lsw_event e)
+{
+	return t->sw.dp.ctr[0].event[e];
+}
+
+uint32_t
+t_ip(const char *s)
+{
+	uint32_t ip = 0;
+
+	assert_true(lsw_parse_ipv4(s, &ip));
+	return ip;
+}
+
+void
+t_mac(const char *s, struct rte_ether_addr *m)
+{
+	assert_true(lsw_parse_mac(s, m));
+}
+
+bool
+t_ipv4_csum_ok(const struct rte_ipv4_hdr *ip)
+{
+	return rte_raw_cksum(ip, rte_ipv4_hdr_len(ip)) == 0xffff;
+}
+
+static uint8_t *
+eth(uint8_t *buf, const char *dmac, const char *smac, int vlan, uint16_t type)
+{
+	struct rte_ether_hdr *e = (struct rte_ether_hdr *)buf;
+
+	t_mac(dmac, &e->dst_addr);
+	t_mac(smac, &e->src_addr);
+	if (vlan < 0) {
+		e->ether_type = rte_cpu_to_be_16(type);
+		return buf + 14;
+	}
+	e->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+	buf[14] = (uint8_t)(vlan >> 8);
+	buf[15] = (uint8_t)vlan;
+	buf[16] = (uint8_t)(type >> 8);
+	buf[17] = (uint8_t)type;
+	return buf + 18;
+}
+
+uint16_t
+t_build_ipv4(uint8_t *buf, const struct t_flow *f)
+{
+	uint8_t proto = f->proto ? f->proto : IPPROTO_UDP;
+	uint8_t *l3 = eth(buf, f->dmac ? f->dmac : "02:00:00:00:00:01",
+			  f->smac ? f->smac : "02:00:00:00:01:01", f->vlan, RTE_ETHER_TYPE_IPV4);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+	uint16_t l4 = proto == IPPROTO_UDP ? 8 : proto == IPPROTO_ICMP ? 8 : 20;
+	uint16_t tlen = (uint16_t)(20 + l4 + f->payload);
+
+	memset(ip, 0, tlen);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(tlen);
+	ip->time_to_live = f->ttl ? f->ttl : 64;
+	ip->next_proto_id = proto;
+	ip->fragment_offset = f->df ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0;
+	ip->src_addr = rte_cpu_to_be_32(t_ip(f->src ? f->src : "10.0.0.1"));
+	ip->dst_addr = rte_cpu_to_be_32(t_ip(f->dst ? f->dst : "10.1.0.1"));
+	uint8_t *p = l3 + 20;
+	if (proto == IPPROTO_UDP || proto == IPPROTO_TCP) {
+		p[0] = (uint8_t)(f->sport >> 8);
+		p[1] = (uint8_t)f->sport;
+		p[2] = (uint8_t)(f->dport >> 8);
+		p[3] = (uint8_t)f->dport;
+		if (proto == IPPROTO_UDP) {
+			p[4] = (uint8_t)((l4 + f->payload) >> 8);
+			p[5] = (uint8_t)(l4 + f->payload);
+		}
+	}
+	for (uint16_t i = 0; i < f->payload; i++)
+		p[l4 + i] = (uint8_t)i;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return (uint16_t)(l3 - buf + tlen);
+}
+
+uint16_t
+t_build_arp(uint8_t *buf, uint16_t op, const char *smac, const char *sip, const char *tmac,
+	    const char *tip, const char *eth_dst)
+{
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)eth(buf, eth_dst, smac, -1,
+							   RTE_ETHER_TYPE_ARP);
+
+	a->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	a->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	a->arp_hlen = 6;
+	a->arp_plen = 4;
+	a->arp_opcode = rte_cpu_to_be_16(op);
+	t_mac(smac, &a->arp_data.arp_sha);
+	t_mac(tmac, &a->arp_data.arp_tha);
+	a->arp_data.arp_sip = rte_cpu_to_be_32(t_ip(sip));
+	a->arp_data.arp_tip = rte_cpu_to_be_32(t_ip(tip));
+	return 14 + sizeof(*a);
+}

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 forwarding through lsw_process_burst: rewrite, ECMP, every drop, ICMP it sends. */
+#include <string.h>
+#include <rte_ip.h>
+#include <rte_icmp.h>
+#include "harness.h"
+
+static uint8_t buf[10000];
+
+static struct rte_ipv4_hdr *
+ip_of(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
+}
+
+static void
+test_ttl_checksum(void **state)
+{
+	struct rte_ipv4_hdr ip;
+
+	(void)state;
+	srand(7);
+	for (int i = 0; i < 100000; i++) {
+		uint8_t *b = (uint8_t *)&ip;
+		for (size_t j = 0; j < sizeof(ip); j++)
+			b[j] = (uint8_t)rand();
+		ip.version_ihl = 0x45;
+		ip.time_to_live = (uint8_t)(2 + rand() % 254);
+		ip.hdr_checksum = 0;
+		ip.hdr_checksum = rte_ipv4_cksum(&ip);
+		uint8_t ttl = ip.time_to_live;
+		lsw_ipv4_ttl_dec(&ip);
+		assert_int_equal(ip.time_to_live, ttl - 1);
+		assert_true(t_ipv4_csum_ok(&ip));
+	}
+}
+
+static void
+test_forward_rewrite(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow f = {.dst = "10.2.3.4", .sport = 1, .dport = 2, .payload = 100, .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+	struct rte_ether_addr want;
+
+	(void)state;
+	t_rx(t, T_PORT0, buf, len, 0);
+	assert_int_equal(t_tx_count(t, T_PORT4), 1);
+	struct rte_mbuf *m = t_tx_take(t, T_PORT4);
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	t_mac("02:00:00:00:04:01", &want);
+	assert_true(rte_is_same_ether_addr(&eth->dst_addr, &want));
+	t_mac(T_SWITCH_MAC, &want);
+	assert_true(rte_is_same_ether_addr(&eth->src_addr, &want));
+	assert_int_equal(ip_of(m)->time_to_live, 63);
+	assert_true(t_ipv4_csum_ok(ip_of(m)));
+	assert_int_equal(m->pkt_len, len);
+	/* Everything past the TTL/checksum is untouched. */
+	assert_memory_equal(rte_pktmbuf_mtod_offset(m, uint8_t *, 34), buf + 34, len - 34);
+	rte_pktmbuf_free(m);
+	const struct lsw_port_counters *pc = &t->sw.dp.ctr[0].port[T_PORT0];
+	assert_int_equal(pc->ctr[LSW_PC_IF_IN_UCAST_PKTS], 1);
+	assert_int_equal(pc->ctr[LSW_PC_IF_IN_OCTETS], len);
+	t_switch_free(t);
+}
+
+static void
+test_vlan0_stripped(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow f = {.dst = "10.2.3.4", .payload = 10, .vlan = 3 << 13};
+	uint16_t len = t_build_ipv4(buf, &f);
+
+	(void)state;
+	t_rx(t, T_PORT0, buf, len, 0);
+	struct rte_mbuf *m = t_tx_take(t, T_PORT4);
+	assert_non_null(m);
+	assert_int_equal(m->pkt_len, len - 4);
+	assert_int_equal(rte_be_to_cpu_16(rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type),
+			 RTE_ETHER_TYPE_IPV4);
+	assert_true(t_ipv4_csum_ok(ip_of(m)));
+	rte_pktmbuf_free(m);
+	f.vlan = 100;
+	len = t_build_ipv4(buf, &f);
+	t_rx(t, T_PORT0, buf, len, 0);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_VLAN_TAG_NOT_ALLOWED), 1);
+	t_switch_free(t);
+}
+
+static void
+test_ecmp(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow f = {.dst = "10.1.0.9", .dport = 4791, .payload = 12, .vlan = -1};
+	int first[64];
+
+	(void)state;
+	for (int i = 0; i < 64; i++) {
+		f.sport = (uint16_t)(1000 + i);
+		uint16_t len = t_build_ipv4(buf, &f);
+		t_rx(t, T_PORT0, buf, len, 0);
+		assert_int_equal(t_tx_count(t, T_PORT4) + t_tx_count(t, T_PORT8), 1);
+		first[i] = t_tx_count(t, T_PORT4) ? T_PORT4 : T_PORT8;
+		rte_pktmbuf_free(t_tx_take(t, (uint16_t)first[i]));
+	}
+	int on4 = 0;
+	for (int i = 0; i < 64; i++)
+		on4 += first[i] == T_PORT4;
+	assert_true(on4 > 16 && on4 < 48); /* both members used */
+	/* A flow stays on its member. */
+	for (int i = 0; i < 64; i++) {
+		f.sport = (uint16_t)(1000 + i);
+		uint16_t len = t_build_ipv4(buf, &f);
+		t_rx(t, T_PORT0, buf, len, 0);
+		assert_int_equal(t_tx_count(t, (uint16_t)first[i]), 1);
+		rte_pktmbuf_free(t_tx_take(t, (uint16_t)first[i]));
+	}
+	t_switch_free(t);
+}
+
+static void
+check_icmp_error(struct rte_mbuf *m, uint8_t type, uint8_t code, const uint8_t *orig,
+		 uint16_t mtu)
+{
+	struct rte_ipv4_hdr *ip = ip_of(m);
+	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
+	struct rte_ether_addr want;
+
+	t_mac("02:00:00:00:01:01", &want);
+	assert_true(rte_is_same_ether_addr(&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr,
+					   &want));
+	assert_true(t_ipv4_csum_ok(ip));
+	assert_int_equal(rte_be_to_cpu_32(ip->src_addr), t_ip("10.0.0.0"));
+	assert_int_equal(rte_be_to_cpu_32(ip->dst_addr), t_ip("10.0.0.1"));
+	assert_int_equal(icmp->icmp_type, type);
+	assert_int_equal(icmp->icmp_code, code);
+	assert_int_equal(rte_be_to_cpu_16(icmp->icmp_seq_nb), mtu);
+	uint16_t icmp_len = (uint16_t)(rte_be_to_cpu_16(ip->total_length) - 20);
+	assert_int_equal(rte_raw_cksum(icmp, icmp_len), 0xffff);
+	/* The original header, as it arrived (TTL not yet decremented), is quoted. */
+	assert_memory_equal(icmp + 1, orig + 14, 28);
+}
+
+static void
+test_ttl_expired(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow f = {.dst = "10.2.3.4", .ttl = 1, .sport = 9, .dport = 9, .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+
+	(void)state;
+	t_rx(t, T_PORT0, buf, len, 0);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_TTL), 1);
+	assert_int_equal(t_tx_count(t, T_PORT4), 0);
+	struct rte_mbuf *m = t_tx_take(t, T_PORT0);
+	assert_non_null(m);
+	check_icmp_error(m, 11, 0, buf, 0);
+	rte_pktmbuf_free(m);
+	assert_int_equal(t_event(t, LSW_EV_ICMP_ERROR_TX), 1);
+	/* No ICMP error about an ICMP error. */
+	f.proto = IPPROTO_ICMP;
+	len = t_build_ipv4(buf, &f);
+	buf[34] = 11;
+	t_rx(t, T_PORT0, buf, len, 0);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_TTL), 2);
+	assert_int_equal(t_tx_count(t, T_PORT0), 0);
+	t_switch_free(t);
+}
+
+static void
+test_icmp_rate_limit(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow f = {.dst = "10.2.3.4", .ttl = 1, .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+	uint64_t now = 10 * T_HZ; /* bucket full: icmp_burst (100) tokens */
+
+	(void)state;
+	for (int i = 0; i < 150; i++) {
+		t_rx(t, T_PORT0, buf, len, now);
+		while (t_tx_count(t, T_PORT0))
+			rte_pktmbuf_free(t_tx_take(t, T_PORT0));
+	}
+	assert_int_equal(t_event(t, LSW_EV_ICMP_ERROR_TX), 100);
+	assert_int_equal(t_event(t, LSW_EV_ICMP_RATE_LIMITED), 50);
+	/* 10 ms later at 1000/s: 10 more. */
+	now += T_HZ / 100;
+	for (int i = 0; i < 20; i++) {
+		t_rx(t, T_PORT0, buf, len, now);
+		while (t_tx_count(t, T_PORT0))
+			rte_pktmbuf_free(t_tx_take(t, T_PORT0));
+	}
+	assert_int_equal(t_event(t, LSW_EV_ICMP_ERROR_TX), 110);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_TTL), 170);
+	t_switch_free(t);
+}
+
+static void
+test_mtu(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow f = {.dst = "10.2.3.4", .payload = 1500 - 28, .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+
+	(void)state;
+	t_rx(t, T_PORT0, buf, len, 0); /* exactly 1500: fits Ethernet4 */
+	assert_int_equal(t_tx_count(t, T_PORT4), 1);
+	f.payload++;
+	len = t_build_ipv4(buf, &f);
+	t_rx(t, T_PORT0, buf, len, 0); /* no DF: dropped silently */
+	assert_int_equal(t_drops(t, T_PORT4, LSW_DROP_EXCEEDS_L3_MTU), 1);
+	assert_int_equal(t_tx_count(t, T_PORT0), 0);
+	f.df = true;
+	len = t_build_ipv4(buf, &f);
+	t_rx(t, T_PORT0, buf, len, 0);
+	assert_int_equal(t_drops(t, T_PORT4, LSW_DROP_EXCEEDS_L3_MTU), 2);
+	struct rte_mbuf *m = t_tx_take(t, T_PORT0);
+	assert_non_null(m);
+	check_icmp_error(m, 3, 4, buf, 1500);
+	rte_pktmbuf_free(m);
+	t_switch_free(t);
+}
+
+struct drop_case {
+	const char *name;
+	struct t_flow f;
+	enum lsw_drop reason;
+	uint16_t port;
+};
+
+static void
+test_drops(void **state)
+{
+	static const struct drop_case cases[] = {
+		{"no route", {.dst = "172.16.0.1"}, LSW_DROP_LPM4_MISS, T_PORT0},
+		{"blackhole", {.dst = "10.3.0.1"}, LSW_DROP_BLACKHOLE_ROUTE, T_PORT0},
+		{"sip mc", {.src = "224.0.0.5"}, LSW_DROP_SIP_MC, T_PORT0},
+		{"sip class e", {.src = "250.0.0.5"}, LSW_DROP_SIP_CLASS_E, T_PORT0},
+		{"sip bc", {.src = "255.255.255.255"}, LSW_DROP_SIP_BC, T_PORT0},
+		{"sip 0", {.src = "0.0.0.0"}, LSW_DROP_SIP_UNSPECIFIED, T_PORT0},
+		{"sip lo", {.src = "127.0.0.1"}, LSW_DROP_SIP_LOOPBACK, T_PORT0},
+		{"dip lo", {.dst = "127.0.0.1"}, LSW_DROP_DIP_LOOPBACK, T_PORT0},
+		{"dip mc", {.dst = "239.1.1.1", .dmac = "01:00:5e:01:01:01"},
+		 LSW_DROP_DIP_MULTICAST, T_PORT0},
+		{"uc dip bc dmac", {.dst = "10.2.0.1", .dmac = "ff:ff:ff:ff:ff:ff"},
+		 LSW_DROP_UC_DIP_MC_DMAC, T_PORT0},
+		{"dmac", {.dmac = "02:00:00:00:00:99"}, LSW_DROP_DMAC_MISMATCH, T_PORT0},
+		{"smac mc", {.smac = "03:00:00:00:00:01"}, LSW_DROP_SMAC_MULTICAST, T_PORT0},
+		{"udp to switch", {.dst = "10.0.1.0"}, LSW_DROP_LOCAL_UNSUPPORTED, T_PORT0},
+	};
+	struct t_switch *t = t_switch_new(T_CONFIG);
+
+	(void)state;
+	for (size_t i = 0; i < RTE_DIM(cases); i++) {
+		struct t_flow f = cases[i].f;
+		f.vlan = -1;
+		if (f.dst == NULL)
+			f.dst = "10.2.0.1";
+		uint16_t len = t_build_ipv4(buf, &f);
+		uint64_t before = t_drops(t, cases[i].port, cases[i].reason);
+		t_rx(t, T_PORT0, buf, len, 0);
+		if (t_drops(t, cases[i].port, cases[i].reason) != before + 1)
+			fail_msg("%s: %s not counted", cases[i].name, lsw_drop_name(cases[i].reason));
+		for (uint16_t p = 0; p < 4; p++)
+			assert_int_equal(t_tx_count(t, p), 0);
+	}
+	/* Non-IPv4 that lsw does not route. */
+	memset(buf, 0, 80);
+	t_mac(T_SWITCH_MAC, (struct rte_ether_addr *)buf);
+	t_mac("02:00:00:00:01:01", (struct rte_ether_addr *)(buf + 6));
+	buf[12] = 0x86, buf[13] = 0xdd, buf[14] = 0x60;
+	t_rx(t, T_PORT0, buf, 80, 0);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_IPV6_NOT_ROUTED), 1);
+	buf[12] = 0x88, buf[13] = 0x08;
+	t_rx(t, T_PORT0, buf, 60, 0);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_MAC_CONTROL), 1);
+	/* A frame in two segments. */
+	struct t_flow f = {.dst = "10.2.0.1", .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+	struct rte_mbuf *m = t_mbuf(buf, len), *m2 = t_mbuf(buf, 10);
+	assert_int_equal(rte_pktmbuf_chain(m, m2), 0);
+	lsw_process_burst(&t->w, t->conf, T_PORT0, &m, 1, 0);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_MULTI_SEGMENT), 1);
+	t_switch_free(t);
+}
+
+static void
+test_admin_down(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow f = {.dst = "10.2.0.1", .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+
+	(void)state;
+	t->conf->port[T_PORT4].admin_up = 0;
+	t_rx(t, T_PORT0, buf, len, 0);
+	assert_int_equal(t_drops(t, T_PORT4, LSW_DROP_L3_EGRESS_LINK_DOWN), 1);
+	t->conf->port[T_PORT0].admin_up = 0;
+	t_rx(t, T_PORT0, buf, len, 0);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_IRIF_DISABLED), 1);
+	t_switch_free(t);
+}
+
+static void
+test_echo(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	/* Ping the address of another port: the switch answers for all its addresses. */
+	struct t_flow f = {.dst = "10.0.1.2", .proto = IPPROTO_ICMP, .payload = 56, .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(buf + 34);
+
+	(void)state;
+	icmp->icmp_type = RTE_IP_ICMP_ECHO_REQUEST;
+	icmp->icmp_ident = rte_cpu_to_be_16(77);
+	icmp->icmp_cksum = 0;
+	icmp->icmp_cksum = (uint16_t)~rte_raw_cksum(icmp, 8 + 56);
+	t_rx(t, T_PORT0, buf, len, 0);
+	struct rte_mbuf *m = t_tx_take(t, T_PORT0);
+	assert_non_null(m);
+	struct rte_ipv4_hdr *ip = ip_of(m);
+	struct rte_icmp_hdr *r = (struct rte_icmp_hdr *)(ip + 1);
+	assert_true(t_ipv4_csum_ok(ip));
+	assert_int_equal(rte_be_to_cpu_32(ip->src_addr), t_ip("10.0.1.2"));
+	assert_int_equal(rte_be_to_cpu_32(ip->dst_addr), t_ip("10.0.0.1"));
+	assert_int_equal(r->icmp_type, RTE_IP_ICMP_ECHO_REPLY);
+	assert_int_equal(rte_be_to_cpu_16(r->icmp_ident), 77);
+	assert_int_equal(rte_raw_cksum(r, 8 + 56), 0xffff);
+	assert_memory_equal(r + 1, icmp + 1, 56);
+	rte_pktmbuf_free(m);
+	assert_int_equal(t_event(t, LSW_EV_ICMP_ECHO_REPLY_TX), 1);
+	/* A corrupted echo is refused. */
+	icmp->icmp_cksum ^= 0x10;
+	t_rx(t, T_PORT0, buf, len, 0);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_ICMP_MALFORMED), 1);
+	assert_int_equal(t_tx_count(t, T_PORT0), 0);
+	t_switch_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ttl_checksum),
+		cmocka_unit_test(test_forward_rewrite),
+		cmocka_unit_test(test_vlan0_stripped),
+		cmocka_unit_test(test_ecmp),
+		cmocka_unit_test(test_ttl_expired),
+		cmocka_unit_test(test_icmp_rate_limit),
+		cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_drops),
+		cmocka_unit_test(test_admin_down),
+		cmocka_unit_test(test_echo),
+	};
+	t_eal_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

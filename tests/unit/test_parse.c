@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Parser: every header it reads, every way a header can be cut short or wrong. */
+#include <string.h>
+#include <rte_ip.h>
+#include "harness.h"
+#include "lsw/parse.h"
+
+static uint8_t buf[10000];
+
+static uint16_t
+roce(uint8_t *b, uint16_t payload)
+{
+	struct t_flow f = {.sport = 49152, .dport = 4791, .payload = payload, .vlan = -1};
+	uint16_t len = t_build_ipv4(b, &f);
+	uint8_t *bth = b + 14 + 20 + 8;
+
+	if (payload >= 12) {
+		bth[0] = 0x0a;                                 /* RDMA WRITE only */
+		bth[5] = 0x12, bth[6] = 0x34, bth[7] = 0x56;   /* dest QP */
+		bth[9] = 0xab, bth[10] = 0xcd, bth[11] = 0xef; /* PSN */
+	}
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(b + 14);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return len;
+}
+
+static void
+test_roce(void **state)
+{
+	struct lsw_pkt_info pi;
+	uint16_t len = roce(buf, 12 + 64);
+
+	(void)state;
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_NONE);
+	assert_int_equal(pi.ethertype, 0x0800);
+	assert_int_equal(pi.l3_off, 14);
+	assert_int_equal(pi.l4_off, 34);
+	assert_int_equal(pi.l3_len, 20 + 8 + 12 + 64);
+	assert_int_equal(pi.l4_proto, IPPROTO_UDP);
+	assert_int_equal(pi.sport, 49152);
+	assert_int_equal(pi.dport, 4791);
+	assert_true(pi.flags & LSW_PF_ROCE);
+	assert_true(pi.flags & LSW_PF_L4);
+	assert_int_equal(pi.bth_opcode, 0x0a);
+	assert_int_equal(pi.bth_dqpn, 0x123456);
+	assert_int_equal(pi.bth_psn, 0xabcdef);
+	/* One byte short of a BTH. */
+	len = roce(buf, 11);
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_BTH_TRUNCATED);
+}
+
+static void
+test_vlan(void **state)
+{
+	struct t_flow f = {.sport = 1, .dport = 2, .vlan = 0x6000 | 0, .payload = 4};
+	struct lsw_pkt_info pi;
+	uint16_t len = t_build_ipv4(buf, &f);
+
+	(void)state;
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_NONE);
+	assert_true(pi.flags & LSW_PF_VLAN);
+	assert_int_equal(pi.vlan_tci >> 13, 3); /* PCP */
+	assert_int_equal(pi.l3_off, 18);
+	assert_int_equal(pi.sport, 1);
+	assert_int_equal(lsw_parse(buf, 17, &pi), LSW_DROP_VLAN_TRUNCATED);
+}
+
+static void
+test_l2(void **state)
+{
+	struct lsw_pkt_info pi;
+
+	(void)state;
+	memset(buf, 0, 64);
+	assert_int_equal(lsw_parse(buf, 0, &pi), LSW_DROP_L2_TRUNCATED);
+	assert_int_equal(lsw_parse(buf, 13, &pi), LSW_DROP_L2_TRUNCATED);
+	buf[12] = 0x88, buf[13] = 0xcc; /* LLDP */
+	assert_int_equal(lsw_parse(buf, 60, &pi), LSW_DROP_UNKNOWN_ETHERTYPE);
+	buf[12] = 0x88, buf[13] = 0x08; /* MAC control */
+	assert_int_equal(lsw_parse(buf, 60, &pi), LSW_DROP_NONE);
+	assert_int_equal(pi.ethertype, LSW_ETHERTYPE_MACCTL);
+	buf[0] = 0x01;
+	lsw_parse(buf, 60, &pi);
+	assert_true(pi.flags & LSW_PF_DMAC_MC);
+}
+
+static void
+test_ipv4_errors(void **state)
+{
+	struct t_flow f = {.sport = 5, .dport = 6, .vlan = -1, .payload = 10};
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + 14);
+	struct lsw_pkt_info pi;
+	uint16_t len = t_build_ipv4(buf, &f);
+
+	(void)state;
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_NONE);
+	/* Short of the fixed header, of the options, of the payload. */
+	assert_int_equal(lsw_parse(buf, 14 + 19, &pi), LSW_DROP_IPV4_TRUNCATED);
+	assert_int_equal(lsw_parse(buf, (uint16_t)(len - 1), &pi), LSW_DROP_IPV4_TRUNCATED);
+	ip->version_ihl = 0x4f; /* 60-byte header, 38 bytes present */
+	ip->hdr_checksum = 0;
+	assert_int_equal(lsw_parse(buf, 14 + 38, &pi), LSW_DROP_IPV4_TRUNCATED);
+	ip->version_ihl = 0x44;
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_IPV4_BAD_IHL);
+	ip->version_ihl = 0x65;
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_IPV4_BAD_VERSION);
+	len = t_build_ipv4(buf, &f);
+	ip->total_length = rte_cpu_to_be_16(19);
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_IPV4_BAD_LENGTH);
+	len = t_build_ipv4(buf, &f);
+	ip->hdr_checksum ^= 1;
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_IPV4_BAD_CHECKSUM);
+	/* UDP cut short inside a valid IP header. */
+	f.payload = 0;
+	len = t_build_ipv4(buf, &f);
+	ip->total_length = rte_cpu_to_be_16(20 + 7);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_L4_TRUNCATED);
+	f.proto = IPPROTO_TCP;
+	len = t_build_ipv4(buf, &f);
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_NONE);
+	assert_int_equal(pi.dport, 6);
+	ip->total_length = rte_cpu_to_be_16(20 + 19);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_L4_TRUNCATED);
+}
+
+static void
+test_padding_and_fragments(void **state)
+{
+	struct t_flow f = {.sport = 5, .dport = 6, .vlan = -1};
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + 14);
+	struct lsw_pkt_info pi;
+	uint16_t len = t_build_ipv4(buf, &f); /* 42 bytes */
+
+	(void)state;
+	memset(buf + len, 0, 60 - len);
+	assert_int_equal(lsw_parse(buf, 60, &pi), LSW_DROP_NONE); /* Ethernet padding */
+	assert_int_equal(pi.l3_len, 28);
+	/* A later fragment: no L4, whatever its first bytes hold. */
+	ip->fragment_offset = rte_cpu_to_be_16(100);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_NONE);
+	assert_true(pi.flags & LSW_PF_FRAGMENT);
+	assert_false(pi.flags & LSW_PF_L4);
+	/* The first fragment keeps its ports. */
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_NONE);
+	assert_true(pi.flags & LSW_PF_FRAGMENT);
+	assert_true(pi.flags & LSW_PF_L4);
+}
+
+static void
+test_ipv6(void **state)
+{
+	struct lsw_pkt_info pi;
+
+	(void)state;
+	memset(buf, 0, 200);
+	buf[12] = 0x86, buf[13] = 0xdd;
+	buf[14] = 0x60;
+	buf[14 + 4] = 0, buf[14 + 5] = 8 + 12; /* payload length */
+	buf[14 + 6] = IPPROTO_UDP;
+	buf[54 + 2] = 4791 >> 8, buf[54 + 3] = 4791 & 0xff;
+	buf[62] = 0x81;                         /* CNP */
+	assert_int_equal(lsw_parse(buf, 54 + 20, &pi), LSW_DROP_NONE);
+	assert_true(pi.flags & LSW_PF_ROCE);
+	assert_int_equal(pi.bth_opcode, 0x81);
+	assert_int_equal(pi.l3_len, 60);
+	assert_int_equal(lsw_parse(buf, 54 + 19, &pi), LSW_DROP_IPV6_TRUNCATED);
+	assert_int_equal(lsw_parse(buf, 14 + 39, &pi), LSW_DROP_IPV6_TRUNCATED);
+	buf[14] = 0x40;
+	assert_int_equal(lsw_parse(buf, 54 + 20, &pi), LSW_DROP_IPV6_BAD_VERSION);
+}
+
+static void
+test_arp(void **state)
+{
+	struct lsw_pkt_info pi;
+	uint16_t len = t_build_arp(buf, 1, "02:00:00:00:01:01", "10.0.0.1", "00:00:00:00:00:00",
+				   "10.0.0.0", "ff:ff:ff:ff:ff:ff");
+
+	(void)state;
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_NONE);
+	assert_int_equal(pi.ethertype, LSW_ETHERTYPE_ARP);
+	assert_int_equal(lsw_parse(buf, (uint16_t)(len - 1), &pi), LSW_DROP_ARP_MALFORMED);
+	buf[14 + 4] = 8; /* hardware address length */
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_ARP_MALFORMED);
+}
+
+/* Random bytes never crash the parser nor produce an out-of-range reason or offset. */
+static void
+test_random(void **state)
+{
+	struct lsw_pkt_info pi;
+
+	(void)state;
+	srand(1);
+	for (int i = 0; i < 200000; i++) {
+		uint16_t len = (uint16_t)(rand() % 200);
+		for (uint16_t j = 0; j < len; j++)
+			buf[j] = (uint8_t)rand();
+		if (i & 1) /* give half of them a plausible IPv4 start */
+			buf[12] = 0x08, buf[13] = 0, buf[14] = 0x45;
+		enum lsw_drop d = lsw_parse(buf, len, &pi);
+		assert_true(d < LSW_DROP_MAX);
+		if (d == LSW_DROP_NONE && pi.ethertype == LSW_ETHERTYPE_IPV4)
+			assert_true(pi.l3_off + pi.l3_len <= len);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roce),
+		cmocka_unit_test(test_vlan),
+		cmocka_unit_test(test_l2),
+		cmocka_unit_test(test_ipv4_errors),
+		cmocka_unit_test(test_padding_and_fragments),
+		cmocka_unit_test(test_ipv6),
+		cmocka_unit_test(test_arp),
+		cmocka_unit_test(test_random),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
