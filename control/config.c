@@ -673,8 +673,12 @@ lsw_config_from_json(json_t *doc, struct lsw_errs *errs)
 	errs->n = 0;
 	global_defaults(&c->g);
 	snprintf(c->hostname, sizeof(c->hostname), "lsw");
-	if (!lsw_jv_object(doc, "$", tables, errs))
+	/* Unknown tables are reported, and the known ones still checked. */
+	if (!json_is_object(doc)) {
+		lsw_jv_object(doc, "$", tables, errs);
 		goto fail;
+	}
+	lsw_jv_object(doc, "$", tables, errs);
 	if ((t = json_object_get(doc, "LSW")) != NULL)
 		parse_lsw(t, c, errs);
 	if ((t = json_object_get(doc, "DEVICE_METADATA")) != NULL)

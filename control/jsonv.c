@@ -91,9 +91,13 @@ lsw_jv_object(json_t *v, const char *path, const char *const *allowed, struct ls
 			if (strcmp(*a, k) == 0)
 				break;
 		if (*a == NULL) {
-			char p[LSW_PATH_LEN];
+			char p[LSW_PATH_LEN], known[160] = "";
+			for (a = allowed; *a != NULL; a++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+					 a == allowed ? "" : ", ", *a);
 			lsw_path_key(p, path, k);
-			lsw_errs_add(errs, p, "unknown field");
+			lsw_errs_add(errs, p, "unknown %s (known: %s)",
+				     strcmp(path, "$") == 0 ? "table" : "field", known);
 			ok = false;
 		}
 	}
