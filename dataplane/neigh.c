@@ -46,6 +46,9 @@ learn(struct lsw_worker *w, uint16_t port, uint32_t ip, const struct rte_ether_a
 		.mac = lsw_mac_to_u64(mac) | LSW_NH_MAC_VALID,
 	};
 
+	/* What the FIB already says needs no message: an ARP flood costs no ring space. */
+	if (lsw_fib_neigh_mac(w->dp->fib, ip, port) == msg.mac)
+		return;
 	if (rte_ring_mp_enqueue_elem(w->dp->neigh_ring, &msg, sizeof(msg)) == 0)
 		w->ctr->event[LSW_EV_ARP_LEARN_MSG]++;
 	else

@@ -55,6 +55,11 @@ test_answer_request(void **state)
 	uint64_t mac = lsw_fib_neigh_mac(t->sw.dp.fib, t_ip("10.0.0.1"), T_PORT0);
 	assert_true(mac & LSW_NH_MAC_VALID);
 	assert_true(lsw_mac_to_u64(&host) == (mac & ~LSW_NH_MAC_VALID));
+	/* Asked again by the same host: answered, but nothing new for the control plane. */
+	t_rx(t, T_PORT0, buf, len, 0);
+	assert_int_equal(t_tx_count(t, T_PORT0), 1);
+	rte_pktmbuf_free(t_tx_take(t, T_PORT0));
+	assert_int_equal(rte_ring_count(t->sw.dp.neigh_ring), 0);
 	/* A request for another port's address on this port is not answered (nor learned). */
 	len = t_build_arp(buf, RTE_ARP_OP_REQUEST, "02:00:00:00:01:01", "10.0.0.1",
 			  "00:00:00:00:00:00", "10.0.1.0", "ff:ff:ff:ff:ff:ff");
