@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Helpers for lsw's integration tests: run a real lsw, talk to it, stop it cleanly.
+
+Every test leaves nothing behind: the switch is stopped (and killed if it will not stop),
+and stopping checks that every mbuf came back to the pool and the socket is gone.
+"""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = os.environ.get("LSW_BUILD_ROOT", os.path.join(os.path.dirname(__file__), "../../build"))
+SOURCE = os.environ.get("LSW_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "../.."))
+LSW = os.path.join(BUILD, "control", "lsw")
+PYTHON = "/usr/bin/python3"
+
+
+def _load_lswctl():
+    path = os.path.join(SOURCE, "tools", "lswctl")
+    loader = importlib.machinery.SourceFileLoader("lswctl", path)
+    spec = importlib.util.spec_from_loader("lswctl", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+lswctl = _load_lswctl()
+RpcError = lswctl.RpcError
+
+
+def wait_until(fn, timeout=60.0, what="condition"):
+    """Poll fn() until it returns something true. Generous timeouts: never a timing test."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v:
+            return v
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.05)
+
+
+def base_config(tmp, ports, **glob):
+    """A config dict: ports is {name: (devargs, "a.b.c.d/len" or None, extra PORT fields)}."""
+    g = {"main_lcore": 0, "workers": [1], "idle_sleep_us": 100, "mbufs": 8192,
+         "rx_descriptors": 256, "tx_descriptors": 256,
+         "rpc_socket": os.path.join(tmp, "lsw.sock"),
+         "file_prefix": "lswtest-%d" % os.getpid()}
+    g.update(glob)
+    cfg = {"DEVICE_METADATA": {"localhost": {"hostname": "lsw-test", "mac": "02:00:00:00:00:01"}},
+           "LSW": {"global": g}, "LSW_PORT": {}, "PORT": {}, "INTERFACE": {}}
+    for name, (devargs, addr, extra) in ports.items():
+        cfg["LSW_PORT"][name] = {"devargs": devargs}
+        cfg["PORT"][name] = dict(extra or {})
+        if addr:
+            cfg["INTERFACE"]["%s|%s" % (name, addr)] = {}
+    return cfg
+
+
+class Lsw:
+    """A running lsw. Use as a context manager, or call start() and stop()."""
+
+    def __init__(self, config, tmp, name="lsw"):
+        self.config = config
+        self.tmp = tmp
+        self.path = os.path.join(tmp, name + ".json")
+        self.log_path = os.path.join(tmp, name + ".log")
+        self.sock = config["LSW"]["global"]["rpc_socket"]
+        self.proc = None
+        self.client = None
+
+    def start(self, expect_fail=False):
+        with open(self.path, "w") as f:
+            json.dump(self.config, f, indent=1)
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([LSW, "-c", self.path], stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+        if expect_fail:
+            rc = self.proc.wait(timeout=60)
+            self.proc = None
+            return rc, self.read_log()
+
+        def up():
+            if self.proc.poll() is not None:
+                raise AssertionError("lsw exited with %d:\n%s" % (self.proc.returncode,
+                                                                  self.read_log()))
+            try:
+                self.client = lswctl.Client(self.sock)
+                self.client.call("switch.info")
+                return True
+            except OSError:
+                return False
+        wait_until(up, what="lsw to answer on " + self.sock)
+        return self
+
+    def rpc(self, method, params=None):
+        return self.client.call(method, params)
+
+    def read_log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def stop(self, check=True):
+        """SIGINT, then check the clean-shutdown promises."""
+        if self.proc is None:
+            return ""
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            rc = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError("lsw did not stop on SIGINT")
+        finally:
+            self.proc = None
+            self.log.close()
+        log = self.read_log()
+        if check:
+            assert rc == 0, "lsw exited with %d:\n%s" % (rc, log)
+            assert "mbufs are back in the pool" in log, "mbuf leak:\n" + log
+            assert not os.path.exists(self.sock), "socket left behind"
+        return log
+
+    def kill(self):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            self.kill()
+            sys.stderr.write("---- lsw log ----\n" + self.read_log())
+        else:
+            self.stop()
+        return False
+
+
+def port_total(stats, port, direction="IN"):
+    s = stats["ports"][port]
+    return s["IF_%s_UCAST_PKTS" % direction] + s["IF_%s_NON_UCAST_PKTS" % direction]
+
+
+def tmpdir(prefix):
+    return tempfile.mkdtemp(prefix=prefix)
+
+
+def run_test(fn):
+    """Run fn() and print a one-line result; exit 1 on failure."""
+    try:
+        fn()
+    except Exception:
+        import traceback
+        traceback.print_exc()
+        print("FAIL", fn.__name__)
+        sys.exit(1)
+    print("PASS", fn.__name__)
