@@ -8,6 +8,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -149,17 +150,25 @@ def port_total(stats, port, direction="IN"):
     return s["IF_%s_UCAST_PKTS" % direction] + s["IF_%s_NON_UCAST_PKTS" % direction]
 
 
+_tmpdirs = []
+
+
 def tmpdir(prefix):
-    return tempfile.mkdtemp(prefix=prefix)
+    d = tempfile.mkdtemp(prefix=prefix)
+    _tmpdirs.append(d)
+    return d
 
 
 def run_test(fn):
-    """Run fn() and print a one-line result; exit 1 on failure."""
+    """Run fn() and print a one-line result; exit 1 on failure. Temporary directories are
+    removed after a pass and kept (and named) after a failure."""
     try:
         fn()
     except Exception:
         import traceback
         traceback.print_exc()
-        print("FAIL", fn.__name__)
+        print("FAIL", fn.__name__, "(files kept in %s)" % " ".join(_tmpdirs))
         sys.exit(1)
+    for d in _tmpdirs:
+        shutil.rmtree(d, ignore_errors=True)
     print("PASS", fn.__name__)

@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""JSON-RPC over the real socket: every method, every error path, framing, limits
+(request size, half-sent requests, connections), the socket lock, a stale socket, and
+the command line (config refused at start-up with the JSON path, --help, bad options)."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from lswtest import LSW, Lsw, RpcError, base_config, run_test, tmpdir, wait_until  # noqa: E402
+
+METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", "route.list",
+           "neighbor.list", "stats.clear"}
+
+
+class Raw:
+    """A bare socket, to send exactly the bytes a test wants."""
+
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(20)
+        self.s.connect(path)
+        self.buf = b""
+
+    def send(self, data):
+        self.s.sendall(data if isinstance(data, bytes) else data.encode())
+
+    def line(self):
+        while b"\n" not in self.buf:
+            chunk = self.s.recv(65536)
+            if not chunk:
+                raise EOFError("closed by lsw")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def closed(self):
+        try:
+            return self.s.recv(1) == b""
+        except ConnectionResetError:
+            return True
+
+    def close(self):
+        self.s.close()
+
+
+def req(method, id=1, params=None):
+    r = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        r["params"] = params
+    return json.dumps(r)
+
+
+def expect_error(sw, method, params, code, path=None):
+    try:
+        sw.rpc(method, params)
+    except RpcError as e:
+        assert e.err["code"] == code, (method, params, e.err)
+        if path:
+            paths = [x["path"] for x in e.err["data"]["errors"]]
+            assert path in paths, (path, paths)
+        return e.err
+    raise AssertionError("%s %s: no error" % (method, params))
+
+
+def methods(sw):
+    names = {m["name"] for m in sw.rpc("rpc.methods")}
+    assert names == METHODS, names
+    info = sw.rpc("switch.info")
+    assert info["ports"] == 2 and info["workers"][0]["lcore"] == 1
+    assert info["workers"][0]["ports"] == ["Ethernet0", "Ethernet4"]
+    ports = sw.rpc("port.list")
+    assert [p["name"] for p in ports] == ["Ethernet0", "Ethernet4"]
+    assert ports[0]["addresses"] == ["10.0.0.0/31"] and ports[0]["driver"] == "net_null"
+    assert ports[0]["mac"] == "02:00:00:00:00:01" and ports[0]["mtu"] == 9100
+    st = sw.rpc("port.stats")
+    assert set(st["ports"]) == {"Ethernet0", "Ethernet4"} and st["timestamp_ns"] > 0
+    assert set(sw.rpc("port.stats", {"port": "Ethernet4"})["ports"]) == {"Ethernet4"}
+    routes = {r["prefix"]: r for r in sw.rpc("route.list")}
+    assert routes["10.9.0.0/16"]["nexthops"][0]["mac"] == "02:00:00:00:04:01"
+    assert routes["10.0.0.0/32"]["type"] == "local"
+    assert routes["10.0.1.0/31"]["type"] == "connected"
+    nbrs = sw.rpc("neighbor.list")
+    assert nbrs == [{"ip": "10.0.1.1", "port": "Ethernet4", "mac": "02:00:00:00:04:01",
+                     "state": "static", "age_s": None}], nbrs
+    # port.set: down then up, visible in port.list and in the running config.
+    assert sw.rpc("port.set", {"port": "Ethernet4", "admin_status": "down"})["admin_status"] == \
+        "down"
+    assert sw.rpc("port.list")[1]["admin_status"] == "down"
+    assert sw.rpc("port.set", {"port": "Ethernet4", "admin_status": "up"})["admin_status"] == "up"
+    assert sw.rpc("stats.clear") == {"cleared": True}
+    assert sw.rpc("stats.clear", {"port": "Ethernet0"}) == {"cleared": True}
+    # Bad params, each named by path.
+    expect_error(sw, "port.stats", {"port": "Ethernet99"}, -32602, "$.params.port")
+    expect_error(sw, "port.stats", {"port": 3}, -32602, "$.params.port")
+    expect_error(sw, "port.stats", {"prot": "Ethernet0"}, -32602, "$.params.prot")
+    expect_error(sw, "port.set", {"port": "Ethernet0"}, -32602, "$.params.admin_status")
+    expect_error(sw, "port.set", {"admin_status": "up"}, -32602, "$.params.port")
+    expect_error(sw, "port.set", {"port": "Ethernet0", "admin_status": "sideways"}, -32602,
+                 "$.params.admin_status")
+    expect_error(sw, "stats.clear", {"port": "nope"}, -32602, "$.params.port")
+    for m in ("switch.info", "port.list", "route.list", "neighbor.list", "rpc.methods"):
+        expect_error(sw, m, {"x": 1}, -32602, "$.params.x")
+    expect_error(sw, "no.such", None, -32601)
+
+
+def framing(sock):
+    c = Raw(sock)
+    c.send("hello\n")
+    assert c.line()["error"]["code"] == -32700
+    c.send("42\n")
+    assert c.line()["error"]["code"] == -32600
+    c.send('{"jsonrpc": "2.0", "id": 1, "method": }')   # balanced but not JSON
+    assert c.line()["error"]["code"] == -32700
+    c.send(req("rpc.methods", 2) + req("port.list", 3))   # concatenated, no newline
+    assert c.line()["id"] == 2 and c.line()["id"] == 3
+    for b in req("switch.info", 4).encode():               # one byte at a time
+        c.send(bytes([b]))
+    assert c.line()["id"] == 4
+    # A notification is not answered: the next line is the request's.
+    c.send('{"jsonrpc":"2.0","method":"stats.clear"}\n' + req("rpc.methods", 5) + "\n")
+    assert c.line()["id"] == 5
+    c.send("[" + req("rpc.methods", 6) + ',{"jsonrpc":"2.0","method":"rpc.methods"},' +
+           req("nope", 7) + "]")
+    batch = c.line()
+    assert [r["id"] for r in batch] == [6, 7] and batch[1]["error"]["code"] == -32601
+    c.send("[]")
+    assert c.line()["error"]["code"] == -32600
+    c.send('{"jsonrpc":"2.0","id":8,"method":"rpc.methods","id":9}')   # duplicate key
+    assert c.line()["error"]["code"] == -32700
+    c.send(req("rpc.methods", 10))
+    assert c.line()["id"] == 10   # still usable after all of the above
+    c.close()
+
+
+def limits(sw, sock):
+    # Too large: answered, then closed; others unaffected.
+    c = Raw(sock)
+    c.send('{"jsonrpc":"2.0","id":1,"method":"rpc.methods","params":{"a":"' + "x" * 5000)
+    e = c.line()
+    assert e["error"]["code"] == -32600 and "larger" in e["error"]["message"], e
+    assert c.closed()
+    # A stalled half-request does not block another client, and is dropped after the timeout.
+    stalled = Raw(sock)
+    stalled.send('{"jsonrpc":"2.0","id":1,"meth')
+    other = Raw(sock)
+    other.send(req("switch.info", 2))
+    assert other.line()["id"] == 2
+    other.close()
+    e = stalled.line()
+    assert e["error"]["code"] == -32002, e
+    assert stalled.closed()
+    # Connections beyond the limit are closed at once (the harness holds one already).
+    extra = [Raw(sock) for _ in range(3)]
+    for x in extra:
+        x.send(req("rpc.methods"))
+        x.line()
+    refused = Raw(sock)
+    assert refused.closed()
+    for x in extra:
+        x.close()
+    rpc = wait_until(lambda: (lambda r: r["refused"] >= 1 and r)(sw.rpc("switch.info")["rpc"]),
+                     what="refused count")
+    assert rpc["too_large"] == 1 and rpc["timeouts"] == 1, rpc
+
+
+def test_rpc_api():
+    tmp = tmpdir("lsw-rpc-")
+    cfg = base_config(tmp, {
+        "Ethernet0": ("net_null0,no-rx=1", "10.0.0.0/31", None),
+        "Ethernet4": ("net_null1,no-rx=1", "10.0.1.0/31", None)},
+        rpc_max_request_bytes=4096, rpc_timeout_ms=2000, rpc_max_connections=4)
+    cfg["STATIC_ROUTE"] = {"10.9.0.0/16": {"nexthop": "10.0.1.1"}}
+    cfg["NEIGH"] = {"Ethernet4|10.0.1.1": {"neigh": "02:00:00:00:04:01"}}
+    sock = cfg["LSW"]["global"]["rpc_socket"]
+    # A stale socket from a crashed switch is replaced.
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(sock)
+    stale.close()
+    sw = Lsw(cfg, tmp)
+    with sw:
+        methods(sw)
+        framing(sock)
+        limits(sw, sock)
+        # A second switch on the same socket is refused; the first keeps serving.
+        cfg2 = json.loads(json.dumps(cfg))
+        cfg2["LSW"]["global"]["file_prefix"] += "-second"
+        rc, log = Lsw(cfg2, tmp, "second").start(expect_fail=True)
+        assert rc == 1 and "in use by another running lsw" in log, (rc, log)
+        assert sw.rpc("rpc.methods")
+        # A connection left open at shutdown does not hold the switch up.
+        Raw(sock).send('{"jsonrpc"')
+    # The command line.
+    r = subprocess.run([LSW, "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "usage: lsw -c CONFIG" in r.stdout
+    r = subprocess.run([LSW, "--bogus"], capture_output=True, text=True)
+    assert r.returncode == 2
+    bad = os.path.join(tmp, "bad.json")
+    cfg["PORT"]["Ethernet4"]["mtu"] = "99999"
+    cfg["PORT"]["Ethernet0"]["fec"] = "rs"
+    with open(bad, "w") as f:
+        json.dump(cfg, f)
+    r = subprocess.run([LSW, "-c", bad], capture_output=True, text=True)
+    assert r.returncode == 2, r
+    assert "$.PORT.Ethernet4.mtu: 99999 is out of range" in r.stderr, r.stderr
+    assert "$.PORT.Ethernet0.fec: unknown field" in r.stderr, r.stderr
+    assert not os.path.exists(sock)
+    r = subprocess.run([LSW, "-c", bad, "--log-level", "chatty"], capture_output=True, text=True)
+    assert r.returncode == 2 and "log_level" in r.stderr, r.stderr
+
+
+if __name__ == "__main__":
+    run_test(test_rpc_api)
