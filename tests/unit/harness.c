@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_arp.h>
 #include <rte_ip.h>
@@ -72,7 +73,8 @@ t_switch_new(const char *json)
 	sw->dp.pool = pool;
 	sw->dp.tsc_hz = T_HZ;
 	sw->dp.n_workers = 1;
-	sw->dp.ctr = rte_zmalloc("t_ctr", sizeof(*sw->dp.ctr), RTE_CACHE_LINE_SIZE);
+	sw->dp.ctr = rte_zmalloc("t_ctr", sizeof(*sw->dp.ctr) * LSW_MAX_WORKERS,
+				 RTE_CACHE_LINE_SIZE);
 	strcat(name, "_neigh");
 	sw->dp.neigh_ring = rte_ring_create_elem(name, sizeof(struct lsw_neigh_msg), 64,
 						 SOCKET_ID_ANY, RING_F_SC_DEQ);
@@ -82,11 +84,42 @@ t_switch_new(const char *json)
 	return t;
 }
 
+int
+t_start_ports(struct t_switch *t)
+{
+	struct lsw_switch *sw = &t->sw;
+
+	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
+		char name[64];
+		const char *devargs = sw->cfg->port[p].devargs, *comma = strchr(devargs, ',');
+		snprintf(name, sizeof(name), "%.*s", (int)(comma ? comma - devargs : (int)strlen(devargs)),
+			 devargs);
+		if (rte_eal_hotplug_add("vdev", name, comma ? comma + 1 : "") != 0)
+			return -1;
+	}
+	if (lsw_ports_init(sw) != 0)
+		return -1;
+	t->ports_started = true;
+	rte_free(t->conf);
+	t->conf = lsw_snapshot_build(sw);
+	sw->dp.conf = t->conf;
+	return 0;
+}
+
 void
 t_switch_free(struct t_switch *t)
 {
 	struct lsw_switch *sw = &t->sw;
 
+	if (t->ports_started) {
+		lsw_ports_close(sw);
+		for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
+			char name[64];
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)strcspn(sw->cfg->port[p].devargs, ","), sw->cfg->port[p].devargs);
+			rte_eal_hotplug_remove("vdev", name);
+		}
+	}
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 		struct rte_mbuf *m;
 		while ((m = t_tx_take(t, p)) != NULL)

@@ -24,6 +24,7 @@ struct t_switch {
 	struct lsw_switch sw;
 	struct lsw_worker w;
 	struct lsw_dp_conf *conf;
+	bool ports_started;
 };
 
 void t_eal_init(void);
@@ -31,6 +32,8 @@ struct rte_mempool *t_pool(void);
 /* Build a switch from @json (must validate). Ports get DPDK ids 0..n-1 and never start. */
 struct t_switch *t_switch_new(const char *json);
 void t_switch_free(struct t_switch *t);
+/* Create the vdevs of the config and start the ports as lsw does (net_null in tests). */
+int t_start_ports(struct t_switch *t);
 /* Feed one frame in on @port at time @now. */
 void t_rx(struct t_switch *t, uint16_t port, const void *frame, uint16_t len, uint64_t now);
 /* Take the @i-th frame queued for tx on @port (NULL if none); the caller frees it. */
