@@ -46,9 +46,14 @@ port_start(struct lsw_switch *sw, uint16_t idx)
 	if (rc != 0)
 		return rc;
 	snprintf(rt->driver, sizeof(rt->driver), "%s", info.driver_name);
-	if (pc->mtu > info.max_mtu || pc->mtu < info.min_mtu) {
+	/* ethdev checks MTU + overhead against max_rx_pktlen (net_tap 22.11: 1522 bytes). */
+	uint32_t overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	if (info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu)
+		overhead = info.max_rx_pktlen - info.max_mtu;
+	uint32_t max_mtu = RTE_MIN((uint32_t)info.max_mtu, info.max_rx_pktlen - overhead);
+	if (pc->mtu > max_mtu || pc->mtu < info.min_mtu) {
 		LSW_LOG(ERR, "$.PORT.%s.mtu: %u is outside what %s supports [%u, %u]", pc->name,
-			pc->mtu, info.driver_name, info.min_mtu, info.max_mtu);
+			pc->mtu, info.driver_name, info.min_mtu, max_mtu);
 		return -1;
 	}
 	conf.rxmode.mtu = pc->mtu;
