@@ -12,7 +12,12 @@
 #include "jsonv.h"
 
 static const char *const tables[] = {
-	"DEVICE_METADATA", "LSW", "LSW_PORT", "PORT", "INTERFACE", "STATIC_ROUTE", "NEIGH", NULL,
+	"DEVICE_METADATA", "LSW", "LSW_PORT", "PORT", "INTERFACE", "STATIC_ROUTE", "NEIGH",
+	/* config_qos.c */
+	"BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE", "CABLE_LENGTH",
+	"LOSSLESS_TRAFFIC_PATTERN", "DEFAULT_LOSSLESS_BUFFER_PARAMETER", "DSCP_TO_TC_MAP",
+	"DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "PORT_QOS_MAP",
+	"SCHEDULER", "QUEUE", NULL,
 };
 
 static void
@@ -96,7 +101,7 @@ parse_lcore(json_t *v, const char *path, unsigned int *out, struct lsw_errs *err
 static void
 parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 {
-	static const char *const keys[] = {"global", NULL};
+	static const char *const keys[] = {"global", "buffer", NULL}; /* buffer: config_qos.c */
 	static const char *const fields[] = {
 		"main_lcore", "workers", "idle_sleep_us", "mbufs", "memory_mb", "rx_descriptors",
 		"tx_descriptors", "file_prefix", "rpc_socket", "log_level", "ecmp_seed",
@@ -691,6 +696,8 @@ lsw_config_from_json(json_t *doc, struct lsw_errs *errs)
 		parse_routes(t, c, errs);
 	if (errs->n == 0 && (t = json_object_get(doc, "NEIGH")) != NULL)
 		parse_neighs(t, c, errs);
+	if (errs->n == 0)
+		lsw_config_qos(doc, c, errs);
 	if (errs->n == 0)
 		check_resources(c, errs);
 	if (errs->n != 0)

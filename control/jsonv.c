@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,4 +290,83 @@ lsw_fmt_mac(char *buf, size_t len, const struct rte_ether_addr *m)
 	const uint8_t *b = m->addr_bytes;
 
 	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
+static uint64_t
+unit_of(const char *u)
+{
+	static const struct {
+		const char *name;
+		uint64_t mult;
+	} units[] = {
+		{"", 1}, {"b", 1}, {"k", 1ull << 10}, {"kb", 1ull << 10}, {"kib", 1ull << 10},
+		{"m", 1ull << 20}, {"mb", 1ull << 20}, {"mib", 1ull << 20},
+		{"g", 1ull << 30}, {"gb", 1ull << 30}, {"gib", 1ull << 30},
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcasecmp(u, units[i].name) == 0)
+			return units[i].mult;
+	return 0;
+}
+
+bool
+lsw_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	double v = strtod(s, &end);
+	uint64_t mult = unit_of(end);
+	if (errno != 0 || mult == 0 || v < 0 || v * (double)mult > (double)(1ull << 50))
+		return false;
+	double b = v * (double)mult;
+	if (b != (double)(uint64_t)b) /* "1.3B" is not a whole number of bytes */
+		return false;
+	*bytes = (uint64_t)b;
+	return true;
+}
+
+bool
+lsw_parse_length(const char *s, uint32_t *metres)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (strcmp(end, "km") == 0)
+		v *= 1000;
+	else if (*end != '\0' && strcmp(end, "m") != 0)
+		return false;
+	if (errno != 0 || v > 1e6 || v != (double)(uint32_t)v)
+		return false;
+	*metres = (uint32_t)v;
+	return true;
+}
+
+bool
+lsw_jv_size(json_t *v, const char *path, uint64_t max, uint64_t *out, struct lsw_errs *errs)
+{
+	uint64_t b;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		b = (uint64_t)json_integer_value(v);
+	} else if (json_is_string(v) && lsw_parse_size(json_string_value(v), &b)) {
+		;
+	} else {
+		lsw_errs_add(errs, path, "expected a size in bytes: 14680064, \"14680064\", "
+			     "\"512KB\" or \"14MB\" (K = 1024, M = 2^20)");
+		return false;
+	}
+	if (b > max) {
+		lsw_errs_add(errs, path, "%llu bytes is more than %llu", (unsigned long long)b,
+			     (unsigned long long)max);
+		return false;
+	}
+	*out = b;
+	return true;
 }

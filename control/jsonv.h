@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <rte_ether.h>
 #include "lsw/config.h"
+#include "lsw/qos.h"
 
 #define LSW_PATH_LEN 192
 
@@ -34,6 +35,9 @@ bool lsw_jv_enum(json_t *v, const char *path, const char *const *choices, unsign
 		 struct lsw_errs *errs);
 bool lsw_jv_mac(json_t *v, const char *path, struct rte_ether_addr *out,
 		struct lsw_errs *errs);
+/* A size: integer bytes or a string with binary units (lsw_parse_size), at most @max. */
+bool lsw_jv_size(json_t *v, const char *path, uint64_t max, uint64_t *out,
+		 struct lsw_errs *errs);
 
 /* Text parsers, usable on keys too. */
 bool lsw_parse_ipv4(const char *s, uint32_t *ip);

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <rte_ether.h>
 #include "lsw/common.h"
+#include "lsw/qos.h"
 
 #define LSW_ERRS_MAX 32
 
@@ -92,6 +93,7 @@ struct lsw_config {
 	struct lsw_route_conf *routes;
 	uint32_t n_neighs;
 	struct lsw_neigh_conf *neighs;
+	struct lsw_qos_conf qos;           /* buffers, maps, schedulers (config_qos.c) */
 	json_t *doc;                       /* the document as loaded (a reference is held) */
 };
 
@@ -101,6 +103,8 @@ struct lsw_config *lsw_config_from_json(json_t *doc, struct lsw_errs *errs);
 struct lsw_config *lsw_config_load(const char *path, struct lsw_errs *errs);
 void lsw_config_free(struct lsw_config *c);
 int lsw_config_port_index(const struct lsw_config *c, const char *name);
+/* config_qos.c: the buffer and QoS tables, checked once the ports are known. */
+void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
 
 void lsw_errs_add(struct lsw_errs *errs, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -94,7 +94,7 @@ struct bad {
 
 static const struct bad bads[] = {
 	{"{\"FOO\": {}}", "$.FOO", "unknown table"},
-	{"{\"BUFFER_POOL\": {}}", "$.BUFFER_POOL", "unknown"},
+	{"{\"BUFFER_POOLS\": {}}", "$.BUFFER_POOLS", "unknown table"},
 	{"{\"PORT\": {\"Ethernet0\": {\"lanes\": \"0,1\"}}}", "$.PORT.Ethernet0.lanes", "unknown"},
 	{"{\"PORT\": {\"Ethernet0\": {\"mtu\": \"9217\"}}}", "$.PORT.Ethernet0.mtu", "range"},
 	{"{\"PORT\": {\"Ethernet0\": {\"mtu\": \"67\"}}}", "$.PORT.Ethernet0.mtu", "range"},

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Buffer and QoS configuration, validated (control/config_qos.c): pools, profiles, what each
+ * (port, PG) and (port, queue) uses, classification maps, schedulers. Sizes are bytes.
+ */
+#ifndef LSW_QOS_H
+#define LSW_QOS_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "lsw/common.h"
+
+#define LSW_NUM_TC      8
+#define LSW_NUM_PG      8
+#define LSW_NUM_QUEUES  8
+#define LSW_MAX_POOLS   8
+#define LSW_MAX_PROFILES 64
+#define LSW_MAX_MAPS    16
+#define LSW_MAX_SCHEDULERS 16
+#define LSW_MAX_AI_SIZES 8
+#define LSW_QOS_NAME_LEN 64
+#define LSW_NONE        0xffff
+
+enum lsw_pool_type { LSW_POOL_INGRESS, LSW_POOL_EGRESS };
+enum lsw_th_mode { LSW_TH_DYNAMIC, LSW_TH_STATIC };
+
+struct lsw_pool_conf {
+	char name[LSW_QOS_NAME_LEN];
+	uint8_t type;          /* enum lsw_pool_type */
+	uint8_t mode;          /* enum lsw_th_mode */
+	uint64_t size;         /* bytes */
+	uint64_t xoff;         /* shared headroom pool size; 0 = private headroom per PG */
+};
+
+struct lsw_profile_conf {
+	char name[LSW_QOS_NAME_LEN];
+	uint16_t pool;         /* index into pools */
+	uint8_t mode;          /* enum lsw_th_mode */
+	int8_t dynamic_th;     /* alpha = 2^dynamic_th; <= -8: no shared buffer */
+	uint64_t static_th;    /* bytes of shared buffer (static mode) */
+	uint64_t size;         /* SONiC's size: reserved bytes, headroom (xoff) included */
+	uint64_t xoff;         /* headroom; > 0 makes the PG lossless */
+	uint64_t xon;
+	uint64_t xon_offset;
+	bool computed;         /* made by lsw for a BUFFER_PG "NULL" (headroom formula) */
+};
+
+enum lsw_sched_type { LSW_SCHED_DWRR, LSW_SCHED_STRICT };
+
+struct lsw_sched_conf {
+	char name[LSW_QOS_NAME_LEN];
+	uint8_t type;          /* enum lsw_sched_type (WRR is taken as DWRR) */
+	uint16_t weight;       /* 1..100 */
+};
+
+enum lsw_map_kind {
+	LSW_MAP_DSCP_TO_TC, LSW_MAP_DOT1P_TO_TC, LSW_MAP_TC_TO_PG, LSW_MAP_TC_TO_QUEUE,
+	LSW_MAP_KINDS
+};
+
+struct lsw_map_conf {
+	char name[LSW_QOS_NAME_LEN];
+	uint8_t v[64];         /* DSCP maps use 64 entries, the others 8 */
+};
+
+struct lsw_port_qos {
+	uint16_t map[LSW_MAP_KINDS];         /* map index per kind; LSW_NONE = not bound */
+	uint16_t pg_profile[LSW_NUM_PG];     /* profile index */
+	uint16_t q_profile[LSW_NUM_QUEUES];
+	uint16_t q_sched[LSW_NUM_QUEUES];    /* scheduler index */
+	uint32_t cable_m;                    /* CABLE_LENGTH, metres */
+};
+
+struct lsw_buffer_conf {
+	uint64_t total;                      /* the shared buffer B */
+	uint32_t ai_sizes[LSW_MAX_AI_SIZES]; /* frame sizes the buffer is tuned to */
+	uint8_t n_ai_sizes;
+	uint32_t cell;                       /* accounting unit, bytes */
+	/* Headroom formula inputs (SONiC's ASIC_TABLE and LOSSLESS_TRAFFIC_PATTERN). */
+	uint8_t headroom_model;              /* 0 = mellanox, 1 = generic (barefoot) */
+	uint32_t mac_phy_delay;
+	uint32_t pipeline_latency;
+	uint32_t peer_response_time;         /* for speeds outside the 802.3 table */
+	uint32_t lossless_mtu;
+	uint32_t small_packet_percentage;
+	int8_t default_dynamic_th;
+	uint32_t shaper_overhead;            /* bytes per frame on the wire besides pkt_len */
+	uint32_t shaper_burst_us;
+};
+
+struct lsw_qos_conf {
+	struct lsw_buffer_conf buf;
+	uint16_t n_pools, n_profiles, n_scheds;
+	struct lsw_pool_conf pool[LSW_MAX_POOLS];
+	struct lsw_profile_conf profile[LSW_MAX_PROFILES];
+	struct lsw_sched_conf sched[LSW_MAX_SCHEDULERS];
+	uint16_t n_maps[LSW_MAP_KINDS];
+	struct lsw_map_conf map[LSW_MAP_KINDS][LSW_MAX_MAPS];
+	struct lsw_port_qos port[LSW_MAX_PORTS];
+};
+
+/* Headroom of a lossless PG (SONiC's dynamic model, reference/buffers.md 2.2). */
+struct lsw_headroom {
+	double wcf, occupancy, cable_bytes, peer_response, propagation;
+	uint64_t xoff, xon, size;
+};
+
+int lsw_headroom_calc(const struct lsw_buffer_conf *b, uint32_t speed_mbps, uint32_t cable_m,
+		      uint32_t port_mtu, struct lsw_headroom *h);
+/* Parse "14680064", "14MB", "512KB", "1.5MB" (binary units: K = 1024, M = 2^20, G = 2^30). */
+bool lsw_parse_size(const char *s, uint64_t *bytes);
+/* Parse "5m", "300m", "2km" or a plain number of metres. */
+bool lsw_parse_length(const char *s, uint32_t *metres);
+
+#endif
