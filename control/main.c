@@ -98,6 +98,24 @@ setup(struct lsw_switch *sw)
 
 	dp->n_workers = c->g.n_workers;
 	dp->tsc_hz = rte_get_tsc_hz();
+	if (lsw_meta_register() != 0) {
+		LSW_LOG(ERR, "cannot register the mbuf metadata field");
+		return -1;
+	}
+	for (uint16_t w = 0; w < dp->n_workers; w++) {
+		dp->mmu[w] = rte_zmalloc("lsw_mmu", sizeof(*dp->mmu[w]), RTE_CACHE_LINE_SIZE);
+		if (dp->mmu[w] == NULL)
+			return -1;
+	}
+	/* A queue can hold every mbuf, so the MMU, not the FIFO, decides what is dropped. */
+	for (uint16_t p = 0; p < c->n_ports; p++) {
+		dp->sched[p] = rte_zmalloc("lsw_sched", sizeof(*dp->sched[p]), RTE_CACHE_LINE_SIZE);
+		if (dp->sched[p] == NULL ||
+		    lsw_sched_init(dp->sched[p], c->g.mbufs + 1, (int)rte_socket_id()) != 0) {
+			LSW_LOG(ERR, "out of memory for the egress queues");
+			return -1;
+		}
+	}
 	dp->pool = rte_pktmbuf_pool_create("lsw_pool", c->g.mbufs, 256, 0, lsw_mbuf_data_room(c),
 					   (int)rte_socket_id());
 	dp->ctr = rte_zmalloc("lsw_ctr", sizeof(*dp->ctr) * dp->n_workers, RTE_CACHE_LINE_SIZE);
@@ -185,6 +203,13 @@ teardown(struct lsw_switch *sw)
 	rte_ring_free(dp->neigh_ring);
 	lsw_fibctl_destroy(sw->fibc);
 	rte_free(dp->conf);
+	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
+		rte_free(dp->mmu[w]);
+	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
+		if (dp->sched[p] != NULL)
+			lsw_sched_free(dp->sched[p]);
+		rte_free(dp->sched[p]);
+	}
 	rte_free(dp->qsv);
 	rte_free(dp->ctr);
 	rte_free(sw->workers);

@@ -1,8 +1,84 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The workers' configuration: built from the running config, published by pointer swap, the
  * old copy freed after every worker has passed a quiescent state. */
+#include <string.h>
 #include <rte_malloc.h>
 #include "switch.h"
+
+static void
+mmu_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_mmu_prof *p)
+{
+	const struct lsw_profile_conf *pr = &q->profile[idx];
+	bool private_hdrm = q->pool[pr->pool].xoff == 0;
+
+	*p = (struct lsw_mmu_prof){
+		/* SONiC's size includes a private headroom; the rest is the reserve. */
+		.reserved = pr->size - (private_hdrm ? pr->xoff : 0),
+		.xoff = pr->xoff, .xon = pr->xon, .xon_offset = pr->xon_offset,
+		.static_th = pr->static_th, .pool = (uint8_t)pr->pool,
+		.dynamic = pr->mode == LSW_TH_DYNAMIC, .shift = pr->dynamic_th,
+		.lossless = pr->xoff > 0,
+	};
+}
+
+static void
+build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
+{
+	const struct lsw_qos_conf *q = &c->qos;
+	uint64_t taken[LSW_MAX_POOLS] = {0};
+
+	m->cell = q->buf.cell;
+	m->n_pools = q->n_pools;
+	for (uint16_t p = 0; p < c->n_ports; p++) {
+		const struct lsw_port_qos *pq = &q->port[p];
+		for (int i = 0; i < 8; i++) {
+			mmu_prof(q, pq->pg_profile[i], &m->pg[p][i]);
+			mmu_prof(q, pq->q_profile[i], &m->q[p][i]);
+			const struct lsw_mmu_prof *g = &m->pg[p][i], *e = &m->q[p][i];
+			bool private_hdrm = q->pool[g->pool].xoff == 0;
+			taken[g->pool] += g->reserved + (private_hdrm ? g->xoff : 0);
+			taken[e->pool] += e->reserved;
+		}
+		memcpy(m->dscp_tc[p], q->map[LSW_MAP_DSCP_TO_TC][pq->map[LSW_MAP_DSCP_TO_TC]].v, 64);
+		m->use_dot1p[p] = pq->map[LSW_MAP_DOT1P_TO_TC] != LSW_NONE;
+		if (m->use_dot1p[p])
+			memcpy(m->dot1p_tc[p], q->map[LSW_MAP_DOT1P_TO_TC][pq->map[LSW_MAP_DOT1P_TO_TC]].v,
+			       8);
+		memcpy(m->tc_pg[p], q->map[LSW_MAP_TC_TO_PG][pq->map[LSW_MAP_TC_TO_PG]].v, 8);
+		memcpy(m->tc_q[p], q->map[LSW_MAP_TC_TO_QUEUE][pq->map[LSW_MAP_TC_TO_QUEUE]].v, 8);
+	}
+	for (uint16_t i = 0; i < q->n_pools; i++) {
+		const struct lsw_pool_conf *pc = &q->pool[i];
+		uint64_t used = taken[i] + pc->xoff; /* validation keeps this below the size */
+		m->pool[i] = (struct lsw_mmu_pool){
+			.size = pc->size, .shared = used < pc->size ? pc->size - used : 0,
+			.hdrm_shared = pc->xoff, .type = pc->type,
+		};
+	}
+}
+
+static void
+build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s)
+{
+	const struct lsw_config *c = sw->cfg;
+	const struct lsw_buffer_conf *b = &c->qos.buf;
+	uint64_t rate = (uint64_t)sw->port[p].speed * 1000000;
+	/* Deep enough for the longest the worker may sleep, and for two largest frames. */
+	uint64_t us = RTE_MAX((uint64_t)b->shaper_burst_us, 2ull * c->g.idle_sleep_us);
+	uint64_t frame = c->port[p].mtu + RTE_ETHER_HDR_LEN + 4 + b->shaper_overhead;
+
+	*s = (struct lsw_sched_cfg){
+		.rate_bps = rate,
+		.burst_bytes = RTE_MAX(2 * frame, rate / 8 * us / 1000000),
+		.overhead = b->shaper_overhead,
+	};
+	for (int q = 0; q < LSW_NUM_QUEUES; q++) {
+		const struct lsw_sched_conf *sc = &c->qos.sched[c->qos.port[p].q_sched[q]];
+		if (sc->type == LSW_SCHED_STRICT)
+			s->strict_mask |= (uint8_t)(1 << q);
+		s->quantum[q] = (uint32_t)sc->weight * LSW_DWRR_QUANTUM;
+	}
+}
 
 struct lsw_dp_conf *
 lsw_snapshot_build(const struct lsw_switch *sw)
@@ -36,7 +112,9 @@ lsw_snapshot_build(const struct lsw_switch *sw)
 			if (c->g.workers[w] == (unsigned int)pc->lcore)
 				p->owner = w;
 		d->owned[p->owner][d->n_owned[p->owner]++] = (uint8_t)i;
+		build_sched(sw, i, &d->sched[i]);
 	}
+	build_mmu(c, &d->mmu);
 	return d;
 }
 

@@ -145,5 +145,5 @@ lsw_icmp_error(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 	memcpy(icmp + 1, oip, quote);
 	icmp->icmp_cksum = (uint16_t)~rte_raw_cksum(icmp, 8u + quote);
 	w->ctr->event[LSW_EV_ICMP_ERROR_TX]++;
-	lsw_tx_enqueue(w, conf, in_port, m);
+	lsw_tx_ctl(w, conf, in_port, m);
 }

@@ -66,7 +66,26 @@ local_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_po
 		return;
 	}
 	w->ctr->event[LSW_EV_ICMP_ECHO_REPLY_TX]++;
-	lsw_tx_enqueue(w, conf, in_port, m);
+	lsw_tx_ctl(w, conf, in_port, m);
+}
+
+/* Admit a routed packet (meta: in_port, tc, pg) to @out's queue for its TC. */
+void
+lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
+		struct rte_mbuf *m)
+{
+	struct lsw_pkt_meta *meta = lsw_meta(m);
+	const struct lsw_mmu_conf *mc = &conf->mmu;
+
+	meta->out_port = (uint8_t)out;
+	meta->queue = mc->tc_q[out][meta->tc];
+	enum lsw_drop d = lsw_mmu_admit(w->dp->mmu, conf->n_workers, w->mmu, mc, meta,
+					m->pkt_len);
+	if (unlikely(d != LSW_DROP_NONE)) {
+		lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta->in_port, d, m);
+		return;
+	}
+	lsw_tx_enqueue(w, conf, out, m);
 }
 
 void
@@ -140,13 +159,22 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		return;
 	}
 	lsw_ipv4_ttl_dec(ip);
+	/* Classify: the TC from DSCP (or 802.1p where the port maps it), its PG here. */
+	struct lsw_pkt_meta *meta = lsw_meta(m);
+	const struct lsw_mmu_conf *mc = &conf->mmu;
+	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
+		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] : mc->dscp_tc[in_port][ip->type_of_service >> 2];
+	meta->flags = 0;
+	meta->in_port = (uint8_t)in_port;
+	meta->tc = tc;
+	meta->pg = mc->tc_pg[in_port][tc];
 	/* Routed ports send untagged: dropping the 4 tag bytes leaves the inner EtherType in
 	 * place and the MACs are rewritten below anyway. */
 	if (pi->flags & LSW_PF_VLAN)
 		rte_pktmbuf_adj(m, 4);
 	if (likely(mac & LSW_NH_MAC_VALID)) {
 		lsw_l2_write(m, mac, &op->mac, LSW_ETHERTYPE_IPV4);
-		lsw_tx_enqueue(w, conf, out, m);
+		lsw_ipv4_output(w, conf, out, m);
 		return;
 	}
 	lsw_neigh_hold(w, conf, in_port, out, nh_ip, m, now);

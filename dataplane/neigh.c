@@ -99,7 +99,7 @@ lsw_arp_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_
 		rte_pktmbuf_adj(m, 4); /* the tag's 4 bytes go; the header is rewritten whole */
 	lsw_l2_write(m, lsw_mac_to_u64(&a->arp_tha), &p->mac, LSW_ETHERTYPE_ARP);
 	w->ctr->event[LSW_EV_ARP_REPLY_TX]++;
-	lsw_tx_enqueue(w, conf, in_port, m);
+	lsw_tx_ctl(w, conf, in_port, m);
 }
 
 void
@@ -126,7 +126,7 @@ lsw_arp_request(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t p
 	arp->arp_data.arp_tip = rte_cpu_to_be_32(ip);
 	lsw_l2_write(m, UINT64_C(0xffffffffffff), &p->mac, LSW_ETHERTYPE_ARP);
 	w->ctr->event[LSW_EV_ARP_REQUEST_TX]++;
-	lsw_tx_enqueue(w, conf, port, m);
+	lsw_tx_ctl(w, conf, port, m);
 }
 
 void
@@ -188,7 +188,7 @@ lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t no
 				}
 				lsw_l2_write(s->pkt[i], mac, &p->mac, LSW_ETHERTYPE_IPV4);
 				w->ctr->event[LSW_EV_NEIGH_RELEASED]++;
-				lsw_tx_enqueue(w, conf, s->port, s->pkt[i]);
+				lsw_ipv4_output(w, conf, s->port, s->pkt[i]);
 			}
 			slot_release(w, s);
 		} else if ((int64_t)(now - s->next_arp) >= 0) {

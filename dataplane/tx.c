@@ -1,40 +1,134 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Transmit side. Only a port's owner worker calls rte_eth_tx_burst on it (one tx queue per
- * port); other workers hand packets over through an SP/SC ring per (worker, port).
+ * Transmit side. A port's owner worker keeps its egress queues (include/lsw/sched.h) and is
+ * the only one to call rte_eth_tx_burst on it; other workers stage packets for it and hand
+ * them over through an SP/SC ring per (worker, port). Data packets arrive here admitted by
+ * the MMU; switch-originated ones (ARP, ICMP) go to the control queue, uncharged.
  */
 #include <rte_ethdev.h>
 #include "lsw/dataplane.h"
 
+/* Drop a packet that was queued or staged: give back its buffer first. */
+static void
+drop_queued(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	    struct rte_mbuf *m, enum lsw_drop why)
+{
+	struct lsw_pkt_meta *meta = lsw_meta(m);
+
+	if (meta->flags & LSW_META_CHARGED)
+		lsw_mmu_release(w->mmu, &conf->mmu, meta);
+	lsw_count_drop(w, port, why, m);
+}
+
+static inline void
+push_local(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	   struct rte_mbuf *m)
+{
+	struct lsw_sched *s = w->dp->sched[port];
+	struct lsw_pkt_meta *meta = lsw_meta(m);
+	struct lsw_fifo *f = meta->flags & LSW_META_CTL ? &s->ctl : &s->q[meta->queue];
+
+	/* Queues hold as many packets as the mempool; only the control queue can fill. */
+	if (unlikely(!lsw_fifo_push(f, m)))
+		drop_queued(w, conf, port, m, LSW_DROP_TX_RING_FULL);
+}
+
+static inline void
+stage(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, struct rte_mbuf *m)
+{
+	struct lsw_txbuf *b = &w->txb[port];
+
+	b->pkt[b->n++] = m;
+	if (b->n == LSW_BURST)
+		lsw_tx_flush(w, conf, port);
+}
+
+void
+lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	       struct rte_mbuf *m)
+{
+	if (likely(conf->port[port].owner == w->idx))
+		push_local(w, conf, port, m);
+	else
+		stage(w, conf, port, m);
+}
+
+void
+lsw_tx_ctl(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	   struct rte_mbuf *m)
+{
+	lsw_meta(m)->flags = LSW_META_CTL;
+	lsw_tx_enqueue(w, conf, port, m);
+}
+
+/* Hand staged packets to the owner of @port. */
 void
 lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port)
 {
 	struct lsw_txbuf *b = &w->txb[port];
-	const struct lsw_dp_port *p = &conf->port[port];
-	struct lsw_port_counters *pc = &w->ctr->port[port];
 	uint16_t n = b->n, sent;
 
 	if (n == 0)
 		return;
 	b->n = 0;
-	if (p->owner != w->idx) {
-		sent = (uint16_t)rte_ring_sp_enqueue_burst(w->dp->handoff[w->idx][port],
-							   (void **)b->pkt, n, NULL);
-		for (uint16_t i = sent; i < n; i++)
-			lsw_count_drop(w, port, LSW_DROP_TX_RING_FULL, b->pkt[i]);
-		return;
+	sent = (uint16_t)rte_ring_sp_enqueue_burst(w->dp->handoff[w->idx][port],
+						   (void **)b->pkt, n, NULL);
+	for (uint16_t i = sent; i < n; i++)
+		drop_queued(w, conf, port, b->pkt[i], LSW_DROP_TX_RING_FULL);
+}
+
+void
+lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+{
+	for (uint16_t p = 0; p < conf->n_ports; p++)
+		if (w->txb[p].n)
+			lsw_tx_flush(w, conf, p);
+}
+
+/* Move what other workers handed over into our ports' queues. Returns packets moved. */
+uint32_t
+lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+{
+	struct rte_mbuf *pkts[LSW_BURST];
+	uint32_t total = 0;
+
+	if (conf->n_workers < 2)
+		return 0;
+	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
+		uint16_t port = conf->owned[w->idx][i];
+		for (uint16_t q = 0; q < conf->n_workers; q++) {
+			struct rte_ring *r = w->dp->handoff[q][port];
+			if (r == NULL)
+				continue;
+			unsigned int n = rte_ring_sc_dequeue_burst(r, (void **)pkts, LSW_BURST,
+								   NULL);
+			for (unsigned int k = 0; k < n; k++)
+				push_local(w, conf, port, pkts[k]);
+			total += n;
+		}
 	}
-	/* Count before the burst: the PMD may free the mbufs as soon as it has them. */
+	return total;
+}
+
+/* Give the PMD what the scheduler chose; count what it took, drop what it refused. */
+static void
+tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	 struct rte_mbuf **pkts, uint16_t n)
+{
+	struct lsw_port_counters *pc = &w->ctr->port[port];
 	uint64_t bytes = 0, mc = 0;
+	uint16_t sent;
+
+	/* Count before the burst: the PMD may free the mbufs as soon as it has them. */
 	for (uint16_t i = 0; i < n; i++) {
-		bytes += b->pkt[i]->pkt_len;
-		mc += *rte_pktmbuf_mtod(b->pkt[i], uint8_t *) & 1;
+		bytes += pkts[i]->pkt_len;
+		mc += *rte_pktmbuf_mtod(pkts[i], uint8_t *) & 1;
 	}
-	sent = rte_eth_tx_burst(p->port_id, 0, b->pkt, n);
+	sent = rte_eth_tx_burst(conf->port[port].port_id, 0, pkts, n);
 	for (uint16_t i = sent; i < n; i++) {
-		bytes -= b->pkt[i]->pkt_len;
-		mc -= *rte_pktmbuf_mtod(b->pkt[i], uint8_t *) & 1;
-		lsw_count_drop(w, port, LSW_DROP_TX_QUEUE_FULL, b->pkt[i]);
+		bytes -= pkts[i]->pkt_len;
+		mc -= *rte_pktmbuf_mtod(pkts[i], uint8_t *) & 1;
+		lsw_count_drop(w, port, LSW_DROP_TX_QUEUE_FULL, pkts[i]);
 	}
 	pc->ctr[LSW_PC_IF_OUT_OCTETS] += bytes;
 	pc->ctr[LSW_PC_IF_OUT_NON_UCAST_PKTS] += mc;
@@ -42,33 +136,80 @@ lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 }
 
 void
-lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		    enum lsw_drop why)
 {
-	for (uint16_t p = 0; p < conf->n_ports; p++)
-		lsw_tx_flush(w, conf, p);
+	struct lsw_sched *s = w->dp->sched[port];
+	struct rte_mbuf *m;
+
+	while ((m = lsw_fifo_pop(&s->ctl)) != NULL)
+		drop_queued(w, conf, port, m, why);
+	for (int q = 0; q < LSW_NUM_QUEUES; q++)
+		while ((m = lsw_fifo_pop(&s->q[q])) != NULL)
+			drop_queued(w, conf, port, m, why);
 }
 
-/* Move what other workers handed over for our ports to the wire. Returns packets moved. */
 uint32_t
-lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	       uint64_t now)
 {
-	uint32_t total = 0;
+	struct lsw_sched *s = w->dp->sched[port];
+	const struct lsw_sched_cfg *c = &conf->sched[port];
+	const uint64_t hz = w->dp->tsc_hz;
+	struct rte_mbuf *pkts[LSW_BURST], *m;
+	uint16_t n = 0;
 
-	if (conf->n_workers < 2)
+	if (unlikely(!conf->port[port].admin_up)) {
+		lsw_egress_drop_all(w, conf, port, LSW_DROP_L3_EGRESS_LINK_DOWN);
 		return 0;
-	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
-		uint16_t port = conf->owned[w->idx][i];
-		struct lsw_txbuf *b = &w->txb[port];
-		for (uint16_t q = 0; q < conf->n_workers; q++) {
-			struct rte_ring *r = w->dp->handoff[q][port];
-			if (r == NULL)
-				continue;
-			lsw_tx_flush(w, conf, port);
-			b->n = (uint16_t)rte_ring_sc_dequeue_burst(r, (void **)b->pkt, LSW_BURST,
-								   NULL);
-			total += b->n;
-			lsw_tx_flush(w, conf, port);
-		}
 	}
-	return total;
+	lsw_shaper_refill(s, c, hz, now);
+	while (n < LSW_BURST) {
+		/* Switch-originated frames go first and are never held back by the shaper;
+		 * their bytes still count against it. */
+		if ((m = lsw_fifo_pop(&s->ctl)) != NULL) {
+			s->tokens -= lsw_shaper_cost(c, hz, m->pkt_len);
+			pkts[n++] = m;
+			continue;
+		}
+		int q = lsw_sched_pick(s, c, now);
+		if (q < 0)
+			break;
+		int64_t cost = lsw_shaper_cost(c, hz, lsw_fifo_peek(&s->q[q])->pkt_len);
+		if (s->tokens < cost)
+			break;
+		m = lsw_sched_take(s, c, q);
+		s->tokens -= cost;
+		struct lsw_pkt_meta *meta = lsw_meta(m);
+		lsw_mmu_release(w->mmu, &conf->mmu, meta);
+		w->mmu->q_tx_pkts[port][q]++;
+		w->mmu->q_tx_bytes[port][q] += m->pkt_len;
+		pkts[n++] = m;
+	}
+	if (n)
+		tx_burst(w, conf, port, pkts, n);
+	return n;
+}
+
+uint64_t
+lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		uint64_t now)
+{
+	struct lsw_sched *s = w->dp->sched[port];
+	const struct lsw_sched_cfg *c = &conf->sched[port];
+	uint64_t best = UINT64_MAX;
+
+	if (lsw_fifo_count(&s->ctl))
+		return 0;
+	for (int q = 0; q < LSW_NUM_QUEUES; q++) {
+		struct rte_mbuf *m = lsw_fifo_peek(&s->q[q]);
+		if (m == NULL)
+			continue;
+		uint64_t t = lsw_shaper_wait(s, c, w->dp->tsc_hz,
+					     lsw_shaper_cost(c, w->dp->tsc_hz, m->pkt_len));
+		if ((int64_t)(s->pause_until[q] - now) > 0 && s->pause_until[q] - now > t)
+			t = s->pause_until[q] - now;
+		best = RTE_MIN(best, t);
+	}
+	return best;
 }

@@ -7,7 +7,7 @@
 #include "lsw/dataplane.h"
 
 #define PREFETCH_OFFSET 3
-#define TX_DRAIN_US     100
+#define TX_ROUNDS       4 /* bursts a port may send per loop: enough for 4 ingress ports */
 
 void
 lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned int lcore)
@@ -17,6 +17,7 @@ lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned 
 	w->idx = idx;
 	w->lcore = lcore;
 	w->ctr = &dp->ctr[idx];
+	w->mmu = dp->mmu[idx];
 	w->icmp_tokens = UINT64_MAX; /* a full bucket */
 }
 
@@ -94,12 +95,47 @@ lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t
 	pc->ctr[LSW_PC_IF_IN_UCAST_PKTS] += n - mc;
 }
 
-/* Shutdown: send what is buffered, drop what waits for ARP. */
+/* Shutdown: hand over what is staged, drop what is queued or waits for ARP. */
 void
 lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 {
 	lsw_tx_flush_all(w, conf);
+	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++)
+		lsw_egress_drop_all(w, conf, conf->owned[w->idx][i], LSW_DROP_SHUTDOWN);
 	lsw_neigh_drop_held(w);
+}
+
+/* The control plane asks for watermarks to be cleared by bumping a generation. */
+static inline void
+check_wm_clear(struct lsw_worker *w)
+{
+	uint64_t gen = __atomic_load_n(&w->dp->wm_clear_gen, __ATOMIC_ACQUIRE);
+
+	if (unlikely(gen != w->mmu->wm_gen)) {
+		memset(w->mmu->pg_wm, 0, sizeof(w->mmu->pg_wm));
+		memset(w->mmu->q_wm, 0, sizeof(w->mmu->q_wm));
+		memset(w->mmu->pool_wm, 0, sizeof(w->mmu->pool_wm));
+		w->mmu->wm_gen = gen;
+	}
+}
+
+/* Sleep when idle, but not past the moment a shaped port may send its next frame. */
+static void
+idle_sleep(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
+{
+	uint64_t us = conf->idle_sleep_us;
+
+	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
+		uint64_t t = lsw_egress_wait(w, conf, conf->owned[w->idx][i], now);
+		if (t != UINT64_MAX)
+			us = RTE_MIN(us, t * 1000000 / w->dp->tsc_hz);
+	}
+	if (us == 0)
+		return;
+	/* Offline while asleep so that a writer's grace period does not wait. */
+	rte_rcu_qsbr_thread_offline(w->dp->qsv, w->idx);
+	usleep((useconds_t)us);
+	rte_rcu_qsbr_thread_online(w->dp->qsv, w->idx);
 }
 
 int
@@ -107,7 +143,6 @@ lsw_worker_main(void *arg)
 {
 	struct lsw_worker *w = arg;
 	struct lsw_dp *dp = w->dp;
-	const uint64_t drain_tsc = dp->tsc_hz * TX_DRAIN_US / 1000000;
 	struct rte_mbuf *pkts[LSW_BURST];
 	const struct lsw_dp_conf *conf = NULL;
 
@@ -130,21 +165,23 @@ lsw_worker_main(void *arg)
 		work += lsw_tx_drain_handoff(w, conf);
 		if (unlikely(w->n_held))
 			lsw_neigh_poll(w, conf, now);
-		if (now - w->last_drain > drain_tsc) {
-			lsw_tx_flush_all(w, conf);
-			w->last_drain = now;
+		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
+			uint16_t port = conf->owned[w->idx][i];
+			for (int r = 0; r < TX_ROUNDS; r++) {
+				uint32_t n = lsw_egress_run(w, conf, port, now);
+				work += n;
+				if (n < LSW_BURST)
+					break;
+			}
 		}
+		lsw_tx_flush_all(w, conf);
+		check_wm_clear(w);
 		w->ctr->loops++;
 		if (work)
 			w->ctr->busy_loops++;
 		rte_rcu_qsbr_quiescent(dp->qsv, w->idx);
-		if (work == 0 && conf->idle_sleep_us) {
-			/* Offline while asleep so that a writer's grace period does not wait. */
-			lsw_tx_flush_all(w, conf);
-			rte_rcu_qsbr_thread_offline(dp->qsv, w->idx);
-			usleep(conf->idle_sleep_us);
-			rte_rcu_qsbr_thread_online(dp->qsv, w->idx);
-		}
+		if (work == 0 && conf->idle_sleep_us)
+			idle_sleep(w, conf, now);
 	}
 	conf = __atomic_load_n(&dp->conf, __ATOMIC_ACQUIRE);
 	lsw_worker_drop_all(w, conf);

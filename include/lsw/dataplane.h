@@ -17,7 +17,9 @@
 #include "lsw/common.h"
 #include "lsw/counters.h"
 #include "lsw/fib.h"
+#include "lsw/mmu.h"
 #include "lsw/parse.h"
+#include "lsw/sched.h"
 
 /* A port as the fast path sees it; part of the immutable snapshot. */
 struct lsw_dp_port {
@@ -46,6 +48,8 @@ struct lsw_dp_conf {
 	/* Ports each worker owns, derived from port[].owner so the loop need not search. */
 	uint8_t n_owned[LSW_MAX_WORKERS];
 	uint8_t owned[LSW_MAX_WORKERS][LSW_MAX_PORTS];
+	struct lsw_sched_cfg sched[LSW_MAX_PORTS];
+	struct lsw_mmu_conf mmu;
 };
 
 /* Worker to control plane: an ARP packet told us @ip is at @mac on @port. */
@@ -72,6 +76,11 @@ struct lsw_dp {
 	uint64_t tsc_hz;            /* cp: set at start-up */
 	uint16_t n_workers;         /* cp: set at start-up */
 	int quit;                   /* cp: atomic store 1 to stop; dp: atomic load */
+	/* MMU share of each worker; each written only by its worker (include/lsw/mmu.h). */
+	struct lsw_mmu_lcore *mmu[LSW_MAX_WORKERS];    /* cp: set at start-up */
+	/* Egress queues of each port; used only by the port's owner worker. */
+	struct lsw_sched *sched[LSW_MAX_PORTS];        /* cp: set at start-up */
+	uint64_t wm_clear_gen;      /* cp: increment to clear watermarks; dp: acquire load */
 };
 
 struct lsw_txbuf {
@@ -102,8 +111,8 @@ struct lsw_worker {
 	struct lsw_hold_slot hold[LSW_HOLD_SLOTS];
 	uint64_t icmp_tokens;            /* ICMP error token bucket, in tokens * tsc_hz */
 	uint64_t icmp_last;
-	uint64_t last_drain;
-	struct lsw_txbuf txb[LSW_MAX_PORTS];
+	struct lsw_mmu_lcore *mmu;       /* this worker's MMU share */
+	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
 };
 
 /* worker.c */
@@ -117,6 +126,8 @@ void lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf);
 void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
 		    struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
 void lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip);
+void lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
+		     struct rte_mbuf *m);
 uint32_t lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi,
 		       uint32_t seed);
 
@@ -140,27 +151,27 @@ bool lsw_port_has_addr(const struct lsw_dp_port *p, uint32_t ip);
 uint32_t lsw_port_src_addr(const struct lsw_dp_port *p, uint32_t dst);
 
 /* tx.c */
+void lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		    struct rte_mbuf *m);
+void lsw_tx_ctl(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		struct rte_mbuf *m);
 void lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port);
 void lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_dp_conf *conf);
 uint32_t lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+/* Send what the scheduler and shaper allow on @port now (owner only). */
+uint32_t lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+			uint64_t now);
+/* Ticks until @port can send its next frame: 0 = now, UINT64_MAX = nothing queued. */
+uint64_t lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+			 uint64_t now);
+void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+			 enum lsw_drop why);
 
 static inline void
 lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m)
 {
 	w->ctr->port[port].drop[d]++;
 	rte_pktmbuf_free(m);
-}
-
-/* Queue @m for transmission on @port (own port or handoff to its owner). */
-static inline void
-lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
-	       struct rte_mbuf *m)
-{
-	struct lsw_txbuf *b = &w->txb[port];
-
-	b->pkt[b->n++] = m;
-	if (b->n == LSW_BURST)
-		lsw_tx_flush(w, conf, port);
 }
 
 /* Write the Ethernet header of a routed packet whose data starts at the Ethernet header. */

@@ -27,7 +27,7 @@ t_eal_init(void)
 		exit(1);
 	}
 	pool = rte_pktmbuf_pool_create("t_pool", 4096, 0, 0, 10240, SOCKET_ID_ANY);
-	if (pool == NULL)
+	if (pool == NULL || lsw_meta_register() != 0)
 		exit(1);
 	done = true;
 }
@@ -68,7 +68,12 @@ t_switch_new(const char *json)
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
 		sw->port[p].port_id = p;
 		sw->port[p].mac = sw->cfg->port[p].mac;
+		sw->port[p].speed = sw->cfg->port[p].speed ? sw->cfg->port[p].speed : 10000;
+		sw->dp.sched[p] = rte_zmalloc("t_sched", sizeof(struct lsw_sched), 64);
+		assert_int_equal(lsw_sched_init(sw->dp.sched[p], 4096, SOCKET_ID_ANY), 0);
 	}
+	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
+		sw->dp.mmu[w] = rte_zmalloc("t_mmu", sizeof(struct lsw_mmu_lcore), 64);
 	sw->dp.fib = sw->fibc->fib;
 	sw->dp.pool = pool;
 	sw->dp.tsc_hz = T_HZ;
@@ -126,6 +131,13 @@ t_switch_free(struct t_switch *t)
 			rte_pktmbuf_free(m);
 	}
 	lsw_neigh_drop_held(&t->w);
+	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
+		if (sw->dp.sched[p] != NULL)
+			lsw_sched_free(sw->dp.sched[p]);
+		rte_free(sw->dp.sched[p]);
+	}
+	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
+		rte_free(sw->dp.mmu[w]);
 	lsw_fibctl_destroy(sw->fibc);
 	rte_ring_free(sw->dp.neigh_ring);
 	rte_free(sw->dp.ctr);
@@ -157,17 +169,36 @@ t_rx(struct t_switch *t, uint16_t port, const void *frame, uint16_t len, uint64_
 uint16_t
 t_tx_count(struct t_switch *t, uint16_t port)
 {
-	return t->w.txb[port].n;
+	struct lsw_sched *s = t->sw.dp.sched[port];
+	uint32_t n = t->w.txb[port].n;
+
+	if (s == NULL)
+		return (uint16_t)n;
+	n += lsw_fifo_count(&s->ctl);
+	for (int q = 0; q < LSW_NUM_QUEUES; q++)
+		n += lsw_fifo_count(&s->q[q]);
+	return (uint16_t)n;
 }
 
+/* The control queue first, then queues 0..7: what the port would send, in a fixed order,
+ * with the MMU released as a real dequeue does. */
 struct rte_mbuf *
 t_tx_take(struct t_switch *t, uint16_t port)
 {
+	struct lsw_sched *s = t->sw.dp.sched[port];
 	struct lsw_txbuf *b = &t->w.txb[port];
+	struct rte_mbuf *m;
 
+	if (s != NULL && (m = lsw_fifo_pop(&s->ctl)) != NULL)
+		return m;
+	for (int q = 0; s != NULL && q < LSW_NUM_QUEUES; q++)
+		if ((m = lsw_fifo_pop(&s->q[q])) != NULL) {
+			lsw_mmu_release(t->w.mmu, &t->conf->mmu, lsw_meta(m));
+			return m;
+		}
 	if (b->n == 0)
 		return NULL;
-	struct rte_mbuf *m = b->pkt[0];
+	m = b->pkt[0];
 	memmove(b->pkt, b->pkt + 1, (size_t)(b->n - 1) * sizeof(b->pkt[0]));
 	b->n--;
 	return m;

@@ -22,6 +22,15 @@
 
 static uint8_t buf[256];
 
+/* DSCP 0 is TC 1 in the AZURE map, and TC 1 queue 1. */
+#define Q 1
+
+static int64_t
+q_occ(struct lsw_mmu_lcore *const *mmu, uint16_t port)
+{
+	return lsw_mmu_q_occ(mmu, 2, port, Q, 0) + lsw_mmu_q_occ(mmu, 2, port, Q, 1);
+}
+
 static void
 test_handoff(void **state)
 {
@@ -54,9 +63,15 @@ test_handoff(void **state)
 	assert_int_equal(t_tx_count(t, 1), 10);
 	lsw_tx_flush_all(&t->w, t->conf);
 	assert_int_equal(rte_ring_count(r), 10);
-	/* The owner sends them; the sender's counters stay at 0, the owner's count them. */
+	/* The owner queues them and sends them; the sender's counters stay at 0, the owner's
+	 * count them; the MMU charge taken by one worker is given back by the other. */
 	assert_int_equal(lsw_tx_drain_handoff(&owner, t->conf), 10);
 	assert_int_equal(rte_ring_count(r), 0);
+	struct lsw_mmu_lcore *const *mmu = sw->dp.mmu;
+	assert_int_equal(q_occ(mmu, 1), 10 * lsw_mmu_charge(t->conf->mmu.cell, len));
+	assert_int_equal(lsw_egress_run(&owner, t->conf, 1, T_HZ), 10);
+	assert_int_equal(q_occ(mmu, 1), 0);
+	assert_true(mmu[0]->q_occ[1][Q][1] + mmu[0]->q_occ[1][Q][0] > 0);
 	assert_int_equal(sw->dp.ctr[1].port[1].ctr[LSW_PC_IF_OUT_UCAST_PKTS], 10);
 	assert_int_equal(sw->dp.ctr[1].port[1].ctr[LSW_PC_IF_OUT_OCTETS], 10 * len);
 	assert_int_equal(sw->dp.ctr[0].port[1].ctr[LSW_PC_IF_OUT_UCAST_PKTS], 0);
@@ -81,6 +96,12 @@ test_handoff(void **state)
 	/* One burst per ring per loop: the owner's other work is never starved. */
 	assert_int_equal(lsw_tx_drain_handoff(&owner, t->conf), LSW_BURST);
 	assert_int_equal(lsw_tx_drain_handoff(&owner, t->conf), 63 - LSW_BURST);
+	for (int i = 0; i < 4; i++)
+		lsw_egress_run(&owner, t->conf, 1, 2 * T_HZ);
+	/* Everything admitted was released, whoever did it. */
+	assert_int_equal(q_occ(mmu, 1), 0);
+	assert_int_equal(lsw_mmu_pg_occ(mmu, 2, 0, 0, LSW_PART_SHARED) +
+			 lsw_mmu_pg_occ(mmu, 2, 0, 0, LSW_PART_RESERVED), 0);
 
 	/* stats.clear on one port: a baseline, the workers' counters untouched. */
 	lsw_stats_clear(sw, 1);

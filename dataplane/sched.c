@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Strict priority + DWRR over 8 queues, and the port's token bucket (include/lsw/sched.h). */
+#include <rte_malloc.h>
+#include "lsw/sched.h"
+
+static int
+fifo_init(struct lsw_fifo *f, uint32_t capacity, int socket)
+{
+	f->slot = rte_zmalloc_socket("lsw_fifo", sizeof(*f->slot) * capacity, RTE_CACHE_LINE_SIZE,
+				     socket);
+	f->mask = capacity - 1;
+	f->head = f->tail = 0;
+	f->bytes = 0;
+	return f->slot ? 0 : -1;
+}
+
+int
+lsw_sched_init(struct lsw_sched *s, uint32_t capacity, int socket)
+{
+	memset(s, 0, sizeof(*s));
+	capacity = rte_align32pow2(capacity);
+	for (int i = 0; i < LSW_NUM_QUEUES; i++)
+		if (fifo_init(&s->q[i], capacity, socket) != 0)
+			return -1;
+	return fifo_init(&s->ctl, 256, socket);
+}
+
+void
+lsw_sched_free(struct lsw_sched *s)
+{
+	for (int i = 0; i < LSW_NUM_QUEUES; i++)
+		rte_free(s->q[i].slot);
+	rte_free(s->ctl.slot);
+	memset(s, 0, sizeof(*s));
+}
+
+static int64_t
+cap_tokens(const struct lsw_sched_cfg *c, uint64_t hz)
+{
+	return (int64_t)(c->burst_bytes * 8 * hz);
+}
+
+void
+lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz, uint64_t now)
+{
+	int64_t cap = cap_tokens(c, hz);
+	uint64_t elapsed = now - s->last;
+
+	s->last = now;
+	if (s->tokens >= cap)
+		return;
+	/* Bound elapsed so that elapsed * rate cannot overflow: a full bucket at most. */
+	uint64_t need = (uint64_t)(cap - s->tokens);
+	if (elapsed > need / c->rate_bps + 1) {
+		s->tokens = cap;
+		return;
+	}
+	s->tokens += (int64_t)(elapsed * c->rate_bps);
+	if (s->tokens > cap)
+		s->tokens = cap;
+}
+
+uint64_t
+lsw_shaper_wait(const struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz,
+		int64_t cost)
+{
+	(void)hz;
+	if (s->tokens >= cost)
+		return 0;
+	return ((uint64_t)(cost - s->tokens) + c->rate_bps - 1) / c->rate_bps;
+}
+
+static inline bool
+servable(const struct lsw_sched *s, int q, uint64_t now)
+{
+	return s->q[q].head != s->q[q].tail && (int64_t)(now - s->pause_until[q]) >= 0;
+}
+
+int
+lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t now)
+{
+	for (int q = LSW_NUM_QUEUES - 1; q >= 0; q--)
+		if ((c->strict_mask >> q & 1) && servable(s, q, now))
+			return q;
+	/* DWRR: visit queues in turn; each visit adds a quantum, serving while the head fits.
+	 * A quantum of weight 1 fits any frame, so two passes always find one. */
+	for (int tries = 0; tries < 2 * LSW_NUM_QUEUES + 1; tries++) {
+		int q = s->rr;
+		if (!(c->strict_mask >> q & 1)) {
+			if (s->q[q].head == s->q[q].tail) {
+				s->deficit[q] = 0; /* an empty queue keeps no credit */
+			} else if (servable(s, q, now)) {
+				if (!s->rr_fresh) {
+					s->deficit[q] += c->quantum[q];
+					s->rr_fresh = true;
+				}
+				if (s->deficit[q] >= (int64_t)lsw_fifo_peek(&s->q[q])->pkt_len)
+					return q;
+			}
+		}
+		s->rr = (uint8_t)((q + 1) % LSW_NUM_QUEUES);
+		s->rr_fresh = false;
+	}
+	return -1;
+}
+
+struct rte_mbuf *
+lsw_sched_take(struct lsw_sched *s, const struct lsw_sched_cfg *c, int q)
+{
+	struct rte_mbuf *m = lsw_fifo_pop(&s->q[q]);
+
+	if (m != NULL && !(c->strict_mask >> q & 1))
+		s->deficit[q] -= m->pkt_len;
+	return m;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The memory manager: shared-buffer accounting in cells, modeled on a switch ASIC's MMU
+ * (reference/buffers.md 1-2). A packet is charged at admission to its ingress
+ * (port, PG) and egress (port, queue), each part to one bucket (reserved, shared or
+ * headroom), and released exactly as charged when it leaves.
+ *
+ * Concurrency: each worker owns a struct lsw_mmu_lcore and is its only writer; occupancy
+ * is the sum of the workers' signed deltas (a packet admitted by one worker and released
+ * by another leaves +c in one and -c in the other). No atomics, no locks. Readers (other
+ * workers, the control plane) sum with relaxed loads.
+ */
+#ifndef LSW_MMU_H
+#define LSW_MMU_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include "lsw/common.h"
+#include "lsw/drop.h"
+#include "lsw/qos.h"
+
+enum lsw_mmu_part { LSW_PART_RESERVED, LSW_PART_SHARED, LSW_PART_HEADROOM, LSW_PARTS };
+
+/* What admission needs of a profile, per (port, PG) or (port, queue); in the snapshot. */
+struct lsw_mmu_prof {
+	uint64_t reserved;   /* guaranteed bytes */
+	uint64_t xoff;       /* headroom (PG only); > 0 = lossless */
+	uint64_t xon;        /* PG only: XON when usage falls to max(xon, T - xon_offset) */
+	uint64_t xon_offset;
+	uint64_t static_th;  /* static mode: shared bytes allowed */
+	uint8_t pool;
+	uint8_t dynamic;     /* 1: threshold = 2^shift * free shared buffer of the pool */
+	int8_t shift;        /* dynamic_th; <= -8: no shared buffer */
+	uint8_t lossless;
+};
+
+struct lsw_mmu_pool {
+	uint64_t size;
+	uint64_t shared;      /* size minus reserves and headroom: what thresholds divide */
+	uint64_t hdrm_shared; /* BUFFER_POOL.xoff: headroom shared by the pool's PGs */
+	uint8_t type;         /* enum lsw_pool_type */
+};
+
+struct lsw_mmu_conf {
+	uint32_t cell;
+	uint16_t n_pools;
+	struct lsw_mmu_pool pool[LSW_MAX_POOLS];
+	struct lsw_mmu_prof pg[LSW_MAX_PORTS][LSW_NUM_PG];
+	struct lsw_mmu_prof q[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	/* Classification, per port: DSCP or 802.1p to TC; TC to PG (ingress port's map) and
+	 * to queue (egress port's map). */
+	uint8_t dscp_tc[LSW_MAX_PORTS][64];
+	uint8_t dot1p_tc[LSW_MAX_PORTS][8];
+	uint8_t use_dot1p[LSW_MAX_PORTS];
+	uint8_t tc_pg[LSW_MAX_PORTS][LSW_NUM_TC];
+	uint8_t tc_q[LSW_MAX_PORTS][LSW_NUM_TC];
+};
+
+/* Per-packet record, in an mbuf dynamic field. */
+struct lsw_pkt_meta {
+	uint32_t charged;     /* bytes charged: the frame rounded up to cells */
+	uint8_t in_port;
+	uint8_t pg;
+	uint8_t out_port;
+	uint8_t queue;
+	uint8_t tc;
+	uint8_t in_part;      /* enum lsw_mmu_part */
+	uint8_t eg_part;
+	uint8_t flags;        /* enum lsw_meta_flag */
+};
+
+enum lsw_meta_flag {
+	LSW_META_CHARGED = 1, /* admitted: release on the way out */
+	LSW_META_CTL = 2,     /* switch-originated (ARP, ICMP): control queue, not charged */
+};
+
+extern int lsw_meta_offset;
+int lsw_meta_register(void);
+
+static inline struct lsw_pkt_meta *
+lsw_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, lsw_meta_offset, struct lsw_pkt_meta *);
+}
+
+/* Histogram bins of frame sizes, per TC (upper bounds, RMON style). */
+#define LSW_HIST_BINS 10
+extern const uint32_t lsw_hist_bound[LSW_HIST_BINS];
+
+/* One worker's share of the MMU: occupancy deltas, watermarks of what it saw, counters. */
+struct lsw_mmu_lcore {
+	int64_t pg_occ[LSW_MAX_PORTS][LSW_NUM_PG][LSW_PARTS];
+	int64_t q_occ[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];   /* reserved, shared */
+	int64_t q_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	int64_t pool_shared[LSW_MAX_POOLS];
+	int64_t pool_hdrm[LSW_MAX_POOLS];                  /* shared headroom in use */
+	int64_t pool_used[LSW_MAX_POOLS];
+	/* Watermarks of the summed occupancy, as this worker computed it at admission. */
+	uint64_t pg_wm[LSW_MAX_PORTS][LSW_NUM_PG][3];       /* total, shared, headroom */
+	uint64_t q_wm[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];    /* total, shared */
+	uint64_t pool_wm[LSW_MAX_POOLS];
+	uint64_t wm_gen;                                    /* last clear request honoured */
+	/* Counters. */
+	uint64_t pg_pkts[LSW_MAX_PORTS][LSW_NUM_PG];
+	uint64_t pg_bytes[LSW_MAX_PORTS][LSW_NUM_PG];
+	uint64_t pg_drops[LSW_MAX_PORTS][LSW_NUM_PG];
+	uint64_t q_tx_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t q_tx_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t q_drop_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t q_drop_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][3]; /* pg, headroom, queue */
+	uint64_t pool_drops[LSW_MAX_POOLS];
+	/* Sizes per TC: bins, bytes, bytes charged; and exact lengths for the cell advice. */
+	uint64_t tc_hist[LSW_NUM_TC][LSW_HIST_BINS];
+	uint64_t tc_bytes[LSW_NUM_TC];
+	uint64_t tc_charged[LSW_NUM_TC];
+	uint64_t len_hist[LSW_MAX_FRAME + 1];
+} __rte_cache_aligned;
+
+/* The queue-drop reasons indexed in q_drop_reason. */
+enum { LSW_QDROP_PG, LSW_QDROP_HEADROOM, LSW_QDROP_QUEUE };
+
+/* Shared bytes a PG or queue may hold now: static_th, or 2^shift * (free shared buffer). */
+static inline uint64_t
+lsw_mmu_threshold(const struct lsw_mmu_prof *p, const struct lsw_mmu_pool *pool,
+		  int64_t shared_used)
+{
+	if (!p->dynamic)
+		return p->static_th;
+	if (p->shift <= -8)
+		return 0;
+	uint64_t free_b = shared_used >= (int64_t)pool->shared ? 0 :
+			  pool->shared - (uint64_t)shared_used;
+	return p->shift >= 0 ? free_b << p->shift : free_b >> -p->shift;
+}
+
+static inline uint32_t
+lsw_mmu_charge(uint32_t cell, uint32_t len)
+{
+	return (len + cell - 1) / cell * cell;
+}
+
+/* Admission of a frame of @len bytes whose meta holds in_port, pg, out_port, queue, tc.
+ * On success the meta records the buckets charged; otherwise the reason to drop. */
+enum lsw_drop lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n_workers,
+			    struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+			    struct lsw_pkt_meta *meta, uint32_t len);
+/* Give back exactly what admission charged (by any worker). */
+void lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+		     const struct lsw_pkt_meta *meta);
+/* Summed occupancy. */
+int64_t lsw_mmu_pg_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port,
+		       uint8_t pg, int part);
+int64_t lsw_mmu_q_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port,
+		      uint8_t q, int part);
+int64_t lsw_mmu_pool_shared(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool);
+/* For PFC: should (port, PG) be paused (it holds headroom or reached its threshold), and
+ * may a paused one resume (no headroom, usage at or below max(xon, T - xon_offset))? */
+bool lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_conf *mc,
+		     uint16_t port, uint8_t pg);
+bool lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_conf *mc,
+		    uint16_t port, uint8_t pg);
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Egress of one port: 8 FIFO queues and a control queue, strict priority and DWRR, and a
+ * token bucket at the port speed. Owned by the port's worker; pure functions of the state
+ * and `now` (TSC ticks), so tests drive them with a fake clock.
+ */
+#ifndef LSW_SCHED_H
+#define LSW_SCHED_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <rte_mbuf.h>
+#include "lsw/qos.h"
+
+struct lsw_fifo {
+	struct rte_mbuf **slot;
+	uint32_t mask;        /* capacity - 1 (a power of two) */
+	uint32_t head, tail;  /* free-running */
+	uint64_t bytes;
+};
+
+static inline uint32_t
+lsw_fifo_count(const struct lsw_fifo *f)
+{
+	return f->tail - f->head;
+}
+
+static inline bool
+lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m)
+{
+	if (f->tail - f->head > f->mask)
+		return false;
+	f->slot[f->tail++ & f->mask] = m;
+	f->bytes += m->pkt_len;
+	return true;
+}
+
+static inline struct rte_mbuf *
+lsw_fifo_peek(const struct lsw_fifo *f)
+{
+	return f->head == f->tail ? NULL : f->slot[f->head & f->mask];
+}
+
+static inline struct rte_mbuf *
+lsw_fifo_pop(struct lsw_fifo *f)
+{
+	if (f->head == f->tail)
+		return NULL;
+	struct rte_mbuf *m = f->slot[f->head++ & f->mask];
+	f->bytes -= m->pkt_len;
+	return m;
+}
+
+/* Scheduling parameters of a port, in the snapshot. */
+struct lsw_sched_cfg {
+	uint64_t rate_bps;            /* the port speed */
+	uint64_t burst_bytes;         /* token bucket depth */
+	uint32_t overhead;            /* wire bytes per frame beyond pkt_len */
+	uint8_t strict_mask;          /* queue bit set: strict priority (higher queue first) */
+	uint32_t quantum[LSW_NUM_QUEUES]; /* DWRR: weight * LSW_DWRR_QUANTUM bytes */
+};
+
+#define LSW_DWRR_QUANTUM LSW_MAX_FRAME /* a quantum of weight 1 sends any frame */
+
+/* Scheduler state of a port (its owner worker's). */
+struct lsw_sched {
+	struct lsw_fifo q[LSW_NUM_QUEUES];
+	struct lsw_fifo ctl;          /* switch-originated frames: ahead of every queue */
+	int64_t deficit[LSW_NUM_QUEUES];
+	uint8_t rr;                   /* DWRR: the queue being served */
+	bool rr_fresh;                /* its quantum was added for this visit */
+	int64_t tokens;               /* bits * tsc_hz; negative after control frames */
+	uint64_t last;                /* tsc of the last refill */
+	uint64_t pause_until[LSW_NUM_QUEUES]; /* tsc; a queue is not served before (PFC) */
+};
+
+int lsw_sched_init(struct lsw_sched *s, uint32_t capacity, int socket);
+void lsw_sched_free(struct lsw_sched *s);
+/* Add tokens for the time since the last call. */
+void lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz,
+		       uint64_t now);
+/* Tokens a frame of @len bytes costs. */
+static inline int64_t
+lsw_shaper_cost(const struct lsw_sched_cfg *c, uint64_t hz, uint32_t len)
+{
+	return (int64_t)((uint64_t)(len + c->overhead) * 8 * hz);
+}
+/* The queue to serve next (its head fits the DWRR deficit), or -1. Strict queues first,
+ * highest index first; paused queues are skipped. Tokens are the caller's business. */
+int lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t now);
+/* Take the head of queue @q after lsw_sched_pick chose it. */
+struct rte_mbuf *lsw_sched_take(struct lsw_sched *s, const struct lsw_sched_cfg *c, int q);
+/* Ticks until the bucket holds @cost tokens (0 if it does). */
+uint64_t lsw_shaper_wait(const struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz,
+			 int64_t cost);
+
+#endif
