@@ -85,6 +85,14 @@ lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t o
 		lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta->in_port, d, m);
 		return;
 	}
+	/* Remember where buffer grew, for the watermarks taken after the burst. */
+	uint32_t key = (uint32_t)meta->in_port << 24 | (uint32_t)meta->pg << 16 |
+		       (uint32_t)out << 8 | meta->queue;
+	if (w->n_touched == 0 || w->touched[w->n_touched - 1] != key) {
+		if (w->n_touched == LSW_BURST)
+			lsw_worker_watermarks(w, conf);
+		w->touched[w->n_touched++] = key;
+	}
 	lsw_tx_enqueue(w, conf, out, m);
 }
 
@@ -119,8 +127,10 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		const struct lsw_nhg *g = __atomic_load_n(&fib->group[v], __ATOMIC_ACQUIRE);
 		switch (g->type) {
 		case LSW_NHG_FORWARD:
+			/* hash * n >> 32 maps the hash onto [0, n) without a division. */
 			nh = &fib->nh[g->member[g->n == 1 ? 0 :
-				lsw_ecmp_hash(ip, pi, conf->ecmp_seed) % g->n]];
+				(uint32_t)((uint64_t)lsw_ecmp_hash(ip, pi, conf->ecmp_seed) *
+					   g->n >> 32)]];
 			break;
 		case LSW_NHG_LOCAL:
 			local_input(w, conf, in_port, m, pi);

@@ -15,6 +15,18 @@ int lsw_meta_offset = -1;
 const uint32_t lsw_hist_bound[LSW_HIST_BINS] = {
 	64, 127, 255, 511, 1023, 1518, 2047, 4095, 4159, LSW_MAX_FRAME,
 };
+uint8_t lsw_hist_bin[LSW_MAX_FRAME + 1];
+
+RTE_INIT(lsw_hist_bin_init)
+{
+	unsigned int b = 0;
+
+	for (uint32_t len = 0; len <= LSW_MAX_FRAME; len++) {
+		while (len > lsw_hist_bound[b])
+			b++;
+		lsw_hist_bin[len] = (uint8_t)b;
+	}
+}
 
 int
 lsw_meta_register(void)
@@ -30,59 +42,15 @@ lsw_meta_register(void)
 }
 
 static inline int64_t
-rd(const int64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
-int64_t
-lsw_mmu_pg_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port, uint8_t pg, int part)
-{
-	int64_t s = 0;
-
-	for (uint16_t w = 0; w < n; w++)
-		s += rd(&all[w]->pg_occ[port][pg][part]);
-	return s;
-}
-
-int64_t
-lsw_mmu_q_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port, uint8_t q, int part)
-{
-	int64_t s = 0;
-
-	for (uint16_t w = 0; w < n; w++)
-		s += rd(&all[w]->q_occ[port][q][part]);
-	return s;
-}
-
-int64_t
-lsw_mmu_pool_shared(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
-{
-	int64_t s = 0;
-
-	for (uint16_t w = 0; w < n; w++)
-		s += rd(&all[w]->pool_shared[pool]);
-	return s;
-}
-
-static int64_t
 pool_hdrm(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
 {
-	int64_t s = 0;
-
-	for (uint16_t w = 0; w < n; w++)
-		s += rd(&all[w]->pool_hdrm[pool]);
-	return s;
+	return LSW_MMU_SUM(all, n, pool_hdrm[pool]);
 }
 
-static int64_t
+static inline int64_t
 pool_used(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
 {
-	int64_t s = 0;
-
-	for (uint16_t w = 0; w < n; w++)
-		s += rd(&all[w]->pool_used[pool]);
-	return s;
+	return LSW_MMU_SUM(all, n, pool_used[pool]);
 }
 
 static inline void
@@ -157,36 +125,41 @@ lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore
 		mine->pool_hdrm[pp->pool] += (int64_t)c;
 	mine->pool_used[pp->pool] += (int64_t)c;
 	mine->q_occ[op][q][eg_part == LSW_PART_SHARED] += (int64_t)c;
-	mine->q_pkts[op][q]++;
 	if (eg_part == LSW_PART_SHARED)
 		mine->pool_shared[qp->pool] += (int64_t)c;
 	mine->pool_used[qp->pool] += (int64_t)c;
 
-	/* Watermarks of the totals, as seen now, and counters. */
-	r += in_part == LSW_PART_RESERVED ? (int64_t)c : 0;
-	s += in_part == LSW_PART_SHARED ? (int64_t)c : 0;
-	h += in_part == LSW_PART_HEADROOM ? (int64_t)c : 0;
+	/* Counters; watermarks are taken once per burst (lsw_mmu_watermarks). */
+	mine->pg_pkts[ip][pg]++;
+	mine->pg_bytes[ip][pg] += len;
+	uint32_t l = RTE_MIN(len, (uint32_t)LSW_MAX_FRAME);
+	mine->tc_hist[meta->tc][lsw_hist_bin[l]]++;
+	mine->tc_bytes[meta->tc] += len;
+	mine->tc_charged[meta->tc] += c;
+	mine->len_hist[l]++;
+	return LSW_DROP_NONE;
+}
+
+/* Watermarks of (port, PG) @ip/@pg, (port, queue) @op/@q and their pools, from the summed
+ * occupancy now. Within one worker occupancy only grows during an rx burst, so taking
+ * them after each burst sees every peak. */
+void
+lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore *mine,
+		   const struct lsw_mmu_conf *mc, uint16_t ip, uint8_t pg, uint16_t op, uint8_t q)
+{
+	int64_t r = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
+	int64_t s = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
+	int64_t h = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
+	int64_t er = lsw_mmu_q_occ(all, n, op, q, 0), es = lsw_mmu_q_occ(all, n, op, q, 1);
+	uint8_t ipool = mc->pg[ip][pg].pool, epool = mc->q[op][q].pool;
+
 	wm(&mine->pg_wm[ip][pg][0], r + s + h);
 	wm(&mine->pg_wm[ip][pg][1], s);
 	wm(&mine->pg_wm[ip][pg][2], h);
-	es += eg_part == LSW_PART_SHARED ? (int64_t)c : 0;
-	er += eg_part == LSW_PART_RESERVED ? (int64_t)c : 0;
 	wm(&mine->q_wm[op][q][0], er + es);
 	wm(&mine->q_wm[op][q][1], es);
-	wm(&mine->pool_wm[pp->pool], pool_used(all, n, pp->pool));
-	if (qp->pool != pp->pool)
-		wm(&mine->pool_wm[qp->pool], pool_used(all, n, qp->pool));
-	mine->pg_pkts[ip][pg]++;
-	mine->pg_bytes[ip][pg] += len;
-	uint8_t tc = meta->tc;
-	unsigned int b = 0;
-	while (len > lsw_hist_bound[b] && b < LSW_HIST_BINS - 1)
-		b++;
-	mine->tc_hist[tc][b]++;
-	mine->tc_bytes[tc] += len;
-	mine->tc_charged[tc] += c;
-	mine->len_hist[RTE_MIN(len, (uint32_t)LSW_MAX_FRAME)]++;
-	return LSW_DROP_NONE;
+	wm(&mine->pool_wm[ipool], pool_used(all, n, ipool));
+	wm(&mine->pool_wm[epool], pool_used(all, n, epool));
 }
 
 void
@@ -204,7 +177,6 @@ lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 		mine->pool_hdrm[pp->pool] -= c;
 	mine->pool_used[pp->pool] -= c;
 	mine->q_occ[meta->out_port][meta->queue][meta->eg_part == LSW_PART_SHARED] -= c;
-	mine->q_pkts[meta->out_port][meta->queue]--;
 	if (meta->eg_part == LSW_PART_SHARED)
 		mine->pool_shared[qp->pool] -= c;
 	mine->pool_used[qp->pool] -= c;

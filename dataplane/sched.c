@@ -79,9 +79,11 @@ servable(const struct lsw_sched *s, int q, uint64_t now)
 int
 lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t now)
 {
-	for (int q = LSW_NUM_QUEUES - 1; q >= 0; q--)
-		if ((c->strict_mask >> q & 1) && servable(s, q, now))
+	for (unsigned int m = c->strict_mask; m != 0; m &= ~(1u << (31 - __builtin_clz(m)))) {
+		int q = 31 - __builtin_clz(m); /* the highest strict queue first */
+		if (servable(s, q, now))
 			return q;
+	}
 	/* DWRR: visit queues in turn; each visit adds a quantum, serving while the head fits.
 	 * A quantum of weight 1 fits any frame, so two passes always find one. */
 	for (int tries = 0; tries < 2 * LSW_NUM_QUEUES + 1; tries++) {

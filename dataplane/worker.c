@@ -68,6 +68,18 @@ drop:
 }
 
 void
+lsw_worker_watermarks(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+{
+	for (uint16_t i = 0; i < w->n_touched; i++) {
+		uint32_t k = w->touched[i];
+		lsw_mmu_watermarks(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu,
+				   (uint16_t)(k >> 24), (uint8_t)(k >> 16), (uint16_t)(k >> 8 & 0xff),
+				   (uint8_t)k);
+	}
+	w->n_touched = 0;
+}
+
+void
 lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 		  struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 {
@@ -76,12 +88,17 @@ lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t
 	uint64_t bytes = 0, mc = 0;
 	uint16_t i;
 
-	for (i = 0; i < PREFETCH_OFFSET && i < n; i++)
+	/* The headers, and the mbuf's second cache line where the metadata field lives. */
+	for (i = 0; i < PREFETCH_OFFSET && i < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		rte_prefetch0(&pkts[i]->cacheline1);
+	}
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		if (i + PREFETCH_OFFSET < n)
+		if (i + PREFETCH_OFFSET < n) {
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_OFFSET], void *));
+			rte_prefetch0(&pkts[i + PREFETCH_OFFSET]->cacheline1);
+		}
 		bytes += m->pkt_len;
 		mc += *rte_pktmbuf_mtod(m, uint8_t *) & 1;
 		if (unlikely(!p->admin_up)) {
@@ -93,6 +110,7 @@ lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t
 	pc->ctr[LSW_PC_IF_IN_OCTETS] += bytes;
 	pc->ctr[LSW_PC_IF_IN_NON_UCAST_PKTS] += mc;
 	pc->ctr[LSW_PC_IF_IN_UCAST_PKTS] += n - mc;
+	lsw_worker_watermarks(w, conf);
 }
 
 /* Shutdown: hand over what is staged, drop what is queued or waits for ARP. */
@@ -163,8 +181,10 @@ lsw_worker_main(void *arg)
 			lsw_process_burst(w, conf, port, pkts, n, now);
 		}
 		work += lsw_tx_drain_handoff(w, conf);
-		if (unlikely(w->n_held))
+		if (unlikely(w->n_held)) {
 			lsw_neigh_poll(w, conf, now);
+			lsw_worker_watermarks(w, conf);
+		}
 		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 			uint16_t port = conf->owned[w->idx][i];
 			for (int r = 0; r < TX_ROUNDS; r++) {

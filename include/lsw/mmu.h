@@ -89,12 +89,12 @@ lsw_meta(struct rte_mbuf *m)
 /* Histogram bins of frame sizes, per TC (upper bounds, RMON style). */
 #define LSW_HIST_BINS 10
 extern const uint32_t lsw_hist_bound[LSW_HIST_BINS];
+extern uint8_t lsw_hist_bin[LSW_MAX_FRAME + 1]; /* frame length -> bin */
 
 /* One worker's share of the MMU: occupancy deltas, watermarks of what it saw, counters. */
 struct lsw_mmu_lcore {
 	int64_t pg_occ[LSW_MAX_PORTS][LSW_NUM_PG][LSW_PARTS];
 	int64_t q_occ[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];   /* reserved, shared */
-	int64_t q_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	int64_t pool_shared[LSW_MAX_POOLS];
 	int64_t pool_hdrm[LSW_MAX_POOLS];                  /* shared headroom in use */
 	int64_t pool_used[LSW_MAX_POOLS];
@@ -148,15 +148,36 @@ lsw_mmu_charge(uint32_t cell, uint32_t len)
 enum lsw_drop lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n_workers,
 			    struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 			    struct lsw_pkt_meta *meta, uint32_t len);
+void lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n,
+			struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc, uint16_t ip,
+			uint8_t pg, uint16_t op, uint8_t q);
 /* Give back exactly what admission charged (by any worker). */
 void lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 		     const struct lsw_pkt_meta *meta);
-/* Summed occupancy. */
-int64_t lsw_mmu_pg_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port,
-		       uint8_t pg, int part);
-int64_t lsw_mmu_q_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port,
-		      uint8_t q, int part);
-int64_t lsw_mmu_pool_shared(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool);
+/* Summed occupancy over the workers' shares (one worker: its own, no loop). */
+#define LSW_MMU_SUM(all, n, field) __extension__ ({ \
+	int64_t _s = (all)[0]->field; \
+	for (uint16_t _w = 1; _w < (n); _w++) \
+		_s += __atomic_load_n(&(all)[_w]->field, __ATOMIC_RELAXED); \
+	_s; })
+
+static inline int64_t
+lsw_mmu_pg_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port, uint8_t pg, int part)
+{
+	return LSW_MMU_SUM(all, n, pg_occ[port][pg][part]);
+}
+
+static inline int64_t
+lsw_mmu_q_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port, uint8_t q, int part)
+{
+	return LSW_MMU_SUM(all, n, q_occ[port][q][part]);
+}
+
+static inline int64_t
+lsw_mmu_pool_shared(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
+{
+	return LSW_MMU_SUM(all, n, pool_shared[pool]);
+}
 /* For PFC: should (port, PG) be paused (it holds headroom or reached its threshold), and
  * may a paused one resume (no headroom, usage at or below max(xon, T - xon_offset))? */
 bool lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_conf *mc,
