@@ -28,6 +28,7 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
 	uint64_t taken[LSW_MAX_POOLS] = {0};
 
 	m->cell = q->buf.cell;
+	m->cell_inv = lsw_mmu_cell_inv(m->cell);
 	m->n_pools = q->n_pools;
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos *pq = &q->port[p];

@@ -69,31 +69,61 @@ local_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_po
 	lsw_tx_ctl(w, conf, in_port, m);
 }
 
-/* Admit a routed packet (meta: in_port, tc, pg) to @out's queue for its TC. */
+/* Queue a routed packet (meta: in_port, tc, pg) for admission to @out's queue for its TC.
+ * Admission runs per burst (lsw_admit_flush), so that packets of one class share the work. */
 void
 lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
 		struct rte_mbuf *m)
 {
 	struct lsw_pkt_meta *meta = lsw_meta(m);
-	const struct lsw_mmu_conf *mc = &conf->mmu;
 
 	meta->out_port = (uint8_t)out;
-	meta->queue = mc->tc_q[out][meta->tc];
-	enum lsw_drop d = lsw_mmu_admit(w->dp->mmu, conf->n_workers, w->mmu, mc, meta,
-					m->pkt_len);
-	if (unlikely(d != LSW_DROP_NONE)) {
-		lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta->in_port, d, m);
-		return;
+	meta->queue = conf->mmu.tc_q[out][meta->tc];
+	w->adm[w->n_adm++] = m;
+	if (w->n_adm == LSW_BURST)
+		lsw_admit_flush(w, conf);
+}
+
+static inline uint32_t
+class_key(const struct lsw_pkt_meta *m)
+{
+	return (uint32_t)m->in_port << 24 | (uint32_t)m->pg << 16 | (uint32_t)m->out_port << 8 |
+	       m->queue;
+}
+
+void
+lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+{
+	struct lsw_pkt_meta *meta[LSW_BURST];
+	uint32_t len[LSW_BURST];
+	uint8_t drop[LSW_BURST];
+	uint16_t n = w->n_adm;
+
+	w->n_adm = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		meta[i] = lsw_meta(w->adm[i]);
+		len[i] = w->adm[i]->pkt_len;
 	}
-	/* Remember where buffer grew, for the watermarks taken after the burst. */
-	uint32_t key = (uint32_t)meta->in_port << 24 | (uint32_t)meta->pg << 16 |
-		       (uint32_t)out << 8 | meta->queue;
-	if (w->n_touched == 0 || w->touched[w->n_touched - 1] != key) {
-		if (w->n_touched == LSW_BURST)
-			lsw_worker_watermarks(w, conf);
-		w->touched[w->n_touched++] = key;
+	for (uint16_t i = 0, j; i < n; i = j) {
+		/* A run: consecutive packets of one (ingress PG, egress queue); the TC too, for
+		 * the histogram. */
+		uint32_t key = class_key(meta[i]);
+		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc; j++)
+			;
+		lsw_mmu_admit_run(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu, meta + i,
+				  len + i, (uint16_t)(j - i), drop + i);
+		/* Within one worker occupancy only grows here, so the run's end is its peak. */
+		lsw_mmu_watermarks(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu,
+				   meta[i]->in_port, meta[i]->pg, meta[i]->out_port, meta[i]->queue);
 	}
-	lsw_tx_enqueue(w, conf, out, m);
+	for (uint16_t i = 0; i < n; i++) {
+		enum lsw_drop d = (enum lsw_drop)drop[i];
+		if (unlikely(d != LSW_DROP_NONE))
+			lsw_count_drop(w, lsw_drop_is_egress(d) ? meta[i]->out_port : meta[i]->in_port,
+				       d, w->adm[i]);
+		else
+			lsw_tx_enqueue(w, conf, meta[i]->out_port, w->adm[i]);
+	}
 }
 
 void

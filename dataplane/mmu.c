@@ -60,84 +60,131 @@ wm(uint64_t *w, int64_t v)
 		*w = (uint64_t)v;
 }
 
+/*
+ * Admit @k packets that share one (ingress port, PG) and one (egress port, queue), in
+ * order. Each is decided against the state as it stands after the ones before it, as if
+ * admitted one by one, but the state is read once and written once for the whole run.
+ * drop[i] gets the reason packet i is refused, or LSW_DROP_NONE; returns the admitted count.
+ */
+uint16_t
+lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore *mine,
+		  const struct lsw_mmu_conf *mc, struct lsw_pkt_meta *const *meta,
+		  const uint32_t *len, uint16_t k, uint8_t *drop)
+{
+	const uint16_t ip = meta[0]->in_port, op = meta[0]->out_port;
+	const uint8_t pg = meta[0]->pg, q = meta[0]->queue, tc = meta[0]->tc;
+	const struct lsw_mmu_prof *pp = &mc->pg[ip][pg], *qp = &mc->q[op][q];
+	const struct lsw_mmu_pool *ipool = &mc->pool[pp->pool], *epool = &mc->pool[qp->pool];
+	/* Occupancy now; the d* are what this run adds. */
+	const int64_t r0 = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
+	const int64_t s0 = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
+	const int64_t h0 = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
+	const int64_t ips0 = lsw_mmu_pool_shared(all, n, pp->pool);
+	const int64_t ph0 = ipool->hdrm_shared ? pool_hdrm(all, n, pp->pool) : 0;
+	const int64_t er0 = lsw_mmu_q_occ(all, n, op, q, 0), es0 = lsw_mmu_q_occ(all, n, op, q, 1);
+	const int64_t eps0 = lsw_mmu_pool_shared(all, n, qp->pool);
+	int64_t dr = 0, ds = 0, dh = 0, der = 0, des = 0;
+	uint64_t bytes = 0, dropped_bytes = 0, in_thr = 0, eg_thr = 0;
+	uint16_t admitted = 0, drops[3] = {0, 0, 0};
+	int64_t in_thr_at = -1, eg_thr_at = -1; /* pool usage the thresholds were taken at */
+
+	for (uint16_t i = 0; i < k; i++) {
+		const int64_t c = (int64_t)lsw_mmu_charge(mc, len[i]);
+		int in_part, eg_part;
+		enum lsw_drop d = LSW_DROP_NONE;
+
+		/* Ingress (port, PG): reserved, shared under the threshold, then headroom. */
+		if (r0 + dr + c <= (int64_t)pp->reserved) {
+			in_part = LSW_PART_RESERVED;
+		} else {
+			if (in_thr_at != ips0 + ds) {
+				in_thr = lsw_mmu_threshold(pp, ipool, ips0 + ds);
+				in_thr_at = ips0 + ds;
+			}
+			if (s0 + ds + c <= (int64_t)in_thr && ips0 + ds + c <= (int64_t)ipool->shared)
+				in_part = LSW_PART_SHARED;
+			else if (pp->lossless && h0 + dh + c <= (int64_t)pp->xoff &&
+				 (ipool->hdrm_shared == 0 ||
+				  ph0 + dh + c <= (int64_t)ipool->hdrm_shared))
+				in_part = LSW_PART_HEADROOM;
+			else
+				d = pp->lossless ? LSW_DROP_HEADROOM_OVERFLOW :
+						   LSW_DROP_INGRESS_PG_THRESHOLD;
+		}
+		/* Egress (port, queue); lossless traffic is never dropped here. */
+		if (er0 + der + c <= (int64_t)qp->reserved) {
+			eg_part = LSW_PART_RESERVED;
+		} else {
+			eg_part = LSW_PART_SHARED;
+			if (d == LSW_DROP_NONE && !pp->lossless) {
+				if (eg_thr_at != eps0 + des) {
+					eg_thr = lsw_mmu_threshold(qp, epool, eps0 + des);
+					eg_thr_at = eps0 + des;
+				}
+				if (es0 + des + c > (int64_t)eg_thr || eps0 + des + c > (int64_t)epool->shared)
+					d = LSW_DROP_EGRESS_QUEUE_THRESHOLD;
+			}
+		}
+		drop[i] = (uint8_t)d;
+		if (d != LSW_DROP_NONE) {
+			drops[d == LSW_DROP_INGRESS_PG_THRESHOLD ? LSW_QDROP_PG :
+			      d == LSW_DROP_HEADROOM_OVERFLOW ? LSW_QDROP_HEADROOM : LSW_QDROP_QUEUE]++;
+			dropped_bytes += len[i];
+			continue;
+		}
+		struct lsw_pkt_meta *m = meta[i];
+		m->charged = (uint32_t)c;
+		m->in_part = (uint8_t)in_part;
+		m->eg_part = (uint8_t)eg_part;
+		m->flags |= LSW_META_CHARGED;
+		dr += in_part == LSW_PART_RESERVED ? c : 0;
+		ds += in_part == LSW_PART_SHARED ? c : 0;
+		dh += in_part == LSW_PART_HEADROOM ? c : 0;
+		der += eg_part == LSW_PART_RESERVED ? c : 0;
+		des += eg_part == LSW_PART_SHARED ? c : 0;
+		bytes += len[i];
+		admitted++;
+		uint32_t l = RTE_MIN(len[i], (uint32_t)LSW_MAX_FRAME);
+		mine->tc_hist[tc][lsw_hist_bin[l]]++;
+		mine->len_hist[l]++;
+	}
+
+	/* One write per state word for the run. */
+	mine->pg_occ[ip][pg][LSW_PART_RESERVED] += dr;
+	mine->pg_occ[ip][pg][LSW_PART_SHARED] += ds;
+	mine->pg_occ[ip][pg][LSW_PART_HEADROOM] += dh;
+	mine->pool_shared[pp->pool] += ds;
+	if (ipool->hdrm_shared)
+		mine->pool_hdrm[pp->pool] += dh;
+	mine->pool_used[pp->pool] += dr + ds + dh;
+	mine->q_occ[op][q][0] += der;
+	mine->q_occ[op][q][1] += des;
+	mine->pool_shared[qp->pool] += des;
+	mine->pool_used[qp->pool] += der + des;
+	mine->pg_pkts[ip][pg] += admitted;
+	mine->pg_bytes[ip][pg] += bytes;
+	mine->tc_bytes[tc] += bytes;
+	mine->tc_charged[tc] += (uint64_t)(dr + ds + dh);
+	if (admitted != k) {
+		mine->pg_drops[ip][pg] += drops[LSW_QDROP_PG] + drops[LSW_QDROP_HEADROOM];
+		mine->q_drop_pkts[op][q] += (uint64_t)(k - admitted);
+		mine->q_drop_bytes[op][q] += dropped_bytes;
+		for (int j = 0; j < 3; j++)
+			mine->q_drop_reason[op][q][j] += drops[j];
+		mine->pool_drops[pp->pool] += drops[LSW_QDROP_PG] + drops[LSW_QDROP_HEADROOM];
+		mine->pool_drops[qp->pool] += drops[LSW_QDROP_QUEUE];
+	}
+	return admitted;
+}
+
 enum lsw_drop
 lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore *mine,
 	      const struct lsw_mmu_conf *mc, struct lsw_pkt_meta *meta, uint32_t len)
 {
-	const uint16_t ip = meta->in_port, op = meta->out_port;
-	const uint8_t pg = meta->pg, q = meta->queue;
-	const struct lsw_mmu_prof *pp = &mc->pg[ip][pg], *qp = &mc->q[op][q];
-	const struct lsw_mmu_pool *ipool = &mc->pool[pp->pool], *epool = &mc->pool[qp->pool];
-	const uint64_t c = lsw_mmu_charge(mc->cell, len);
-	int64_t r = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
-	int64_t s = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
-	int64_t h = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
-	int64_t ips = lsw_mmu_pool_shared(all, n, pp->pool);
-	int in_part, eg_part;
-	enum lsw_drop d = LSW_DROP_NONE;
+	uint8_t d;
 
-	/* Ingress (port, PG). */
-	if (r + (int64_t)c <= (int64_t)pp->reserved) {
-		in_part = LSW_PART_RESERVED;
-	} else if (s + (int64_t)c <= (int64_t)lsw_mmu_threshold(pp, ipool, ips) &&
-		   ips + (int64_t)c <= (int64_t)ipool->shared) {
-		in_part = LSW_PART_SHARED;
-	} else if (pp->lossless && h + (int64_t)c <= (int64_t)pp->xoff &&
-		   (ipool->hdrm_shared == 0 ||
-		    pool_hdrm(all, n, pp->pool) + (int64_t)c <= (int64_t)ipool->hdrm_shared)) {
-		in_part = LSW_PART_HEADROOM;
-	} else {
-		in_part = -1;
-		d = pp->lossless ? LSW_DROP_HEADROOM_OVERFLOW : LSW_DROP_INGRESS_PG_THRESHOLD;
-	}
-
-	/* Egress (port, queue). */
-	int64_t er = lsw_mmu_q_occ(all, n, op, q, 0), es = lsw_mmu_q_occ(all, n, op, q, 1);
-	int64_t eps = lsw_mmu_pool_shared(all, n, qp->pool);
-	if (er + (int64_t)c <= (int64_t)qp->reserved)
-		eg_part = LSW_PART_RESERVED;
-	else
-		eg_part = LSW_PART_SHARED;
-	if (d == LSW_DROP_NONE && eg_part == LSW_PART_SHARED && !pp->lossless &&
-	    (es + (int64_t)c > (int64_t)lsw_mmu_threshold(qp, epool, eps) ||
-	     eps + (int64_t)c > (int64_t)epool->shared))
-		d = LSW_DROP_EGRESS_QUEUE_THRESHOLD;
-
-	if (d != LSW_DROP_NONE) {
-		mine->pg_drops[ip][pg] += d != LSW_DROP_EGRESS_QUEUE_THRESHOLD;
-		mine->q_drop_pkts[op][q]++;
-		mine->q_drop_bytes[op][q] += len;
-		mine->q_drop_reason[op][q][d == LSW_DROP_INGRESS_PG_THRESHOLD ? LSW_QDROP_PG :
-			d == LSW_DROP_HEADROOM_OVERFLOW ? LSW_QDROP_HEADROOM : LSW_QDROP_QUEUE]++;
-		mine->pool_drops[d == LSW_DROP_EGRESS_QUEUE_THRESHOLD ? qp->pool : pp->pool]++;
-		return d;
-	}
-
-	/* Charge. */
-	meta->charged = (uint32_t)c;
-	meta->in_part = (uint8_t)in_part;
-	meta->eg_part = (uint8_t)eg_part;
-	meta->flags |= LSW_META_CHARGED;
-	mine->pg_occ[ip][pg][in_part] += (int64_t)c;
-	if (in_part == LSW_PART_SHARED)
-		mine->pool_shared[pp->pool] += (int64_t)c;
-	else if (in_part == LSW_PART_HEADROOM && ipool->hdrm_shared)
-		mine->pool_hdrm[pp->pool] += (int64_t)c;
-	mine->pool_used[pp->pool] += (int64_t)c;
-	mine->q_occ[op][q][eg_part == LSW_PART_SHARED] += (int64_t)c;
-	if (eg_part == LSW_PART_SHARED)
-		mine->pool_shared[qp->pool] += (int64_t)c;
-	mine->pool_used[qp->pool] += (int64_t)c;
-
-	/* Counters; watermarks are taken once per burst (lsw_mmu_watermarks). */
-	mine->pg_pkts[ip][pg]++;
-	mine->pg_bytes[ip][pg] += len;
-	uint32_t l = RTE_MIN(len, (uint32_t)LSW_MAX_FRAME);
-	mine->tc_hist[meta->tc][lsw_hist_bin[l]]++;
-	mine->tc_bytes[meta->tc] += len;
-	mine->tc_charged[meta->tc] += c;
-	mine->len_hist[l]++;
-	return LSW_DROP_NONE;
+	lsw_mmu_admit_run(all, n, mine, mc, &meta, &len, 1, &d);
+	return (enum lsw_drop)d;
 }
 
 /* Watermarks of (port, PG) @ip/@pg, (port, queue) @op/@q and their pools, from the summed
@@ -160,26 +207,6 @@ lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_
 	wm(&mine->q_wm[op][q][1], es);
 	wm(&mine->pool_wm[ipool], pool_used(all, n, ipool));
 	wm(&mine->pool_wm[epool], pool_used(all, n, epool));
-}
-
-void
-lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
-		const struct lsw_pkt_meta *meta)
-{
-	const struct lsw_mmu_prof *pp = &mc->pg[meta->in_port][meta->pg];
-	const struct lsw_mmu_prof *qp = &mc->q[meta->out_port][meta->queue];
-	const int64_t c = meta->charged;
-
-	mine->pg_occ[meta->in_port][meta->pg][meta->in_part] -= c;
-	if (meta->in_part == LSW_PART_SHARED)
-		mine->pool_shared[pp->pool] -= c;
-	else if (meta->in_part == LSW_PART_HEADROOM && mc->pool[pp->pool].hdrm_shared)
-		mine->pool_hdrm[pp->pool] -= c;
-	mine->pool_used[pp->pool] -= c;
-	mine->q_occ[meta->out_port][meta->queue][meta->eg_part == LSW_PART_SHARED] -= c;
-	if (meta->eg_part == LSW_PART_SHARED)
-		mine->pool_shared[qp->pool] -= c;
-	mine->pool_used[qp->pool] -= c;
 }
 
 bool

@@ -105,13 +105,3 @@ lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t now)
 	}
 	return -1;
 }
-
-struct rte_mbuf *
-lsw_sched_take(struct lsw_sched *s, const struct lsw_sched_cfg *c, int q)
-{
-	struct rte_mbuf *m = lsw_fifo_pop(&s->q[q]);
-
-	if (m != NULL && !(c->strict_mask >> q & 1))
-		s->deficit[q] -= m->pkt_len;
-	return m;
-}

@@ -29,7 +29,7 @@ push_local(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	struct lsw_fifo *f = meta->flags & LSW_META_CTL ? &s->ctl : &s->q[meta->queue];
 
 	/* Queues hold as many packets as the mempool; only the control queue can fill. */
-	if (unlikely(!lsw_fifo_push(f, m)))
+	if (unlikely(!lsw_fifo_push(f, m, meta)))
 		drop_queued(w, conf, port, m, LSW_DROP_TX_RING_FULL);
 }
 
@@ -143,10 +143,20 @@ lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16
 	struct rte_mbuf *m;
 
 	while ((m = lsw_fifo_pop(&s->ctl)) != NULL)
-		drop_queued(w, conf, port, m, why);
-	for (int q = 0; q < LSW_NUM_QUEUES; q++)
-		while ((m = lsw_fifo_pop(&s->q[q])) != NULL)
-			drop_queued(w, conf, port, m, why);
+		lsw_count_drop(w, port, why, m);
+	for (int q = 0; q < LSW_NUM_QUEUES; q++) {
+		struct lsw_qent *e;
+		while ((e = lsw_fifo_pop_ent(&s->q[q])) != NULL) {
+			struct lsw_pkt_meta meta = {
+				.charged = e->charged, .in_port = e->in_port, .pg = e->pg,
+				.out_port = (uint8_t)port, .queue = (uint8_t)q,
+				.in_part = e->in_part, .eg_part = e->eg_part,
+			};
+			lsw_mmu_release(w->mmu, &conf->mmu, &meta);
+			lsw_count_drop(w, port, why, e->m);
+		}
+		s->q[q].bytes = 0;
+	}
 }
 
 uint32_t
@@ -155,7 +165,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 {
 	struct lsw_sched *s = w->dp->sched[port];
 	const struct lsw_sched_cfg *c = &conf->sched[port];
-	const uint64_t hz = w->dp->tsc_hz;
+	const uint64_t hz = w->dp->tsc_hz, bit_ticks = 8 * hz;
 	struct rte_mbuf *pkts[LSW_BURST], *m;
 	uint16_t n = 0;
 
@@ -164,27 +174,44 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 		return 0;
 	}
 	lsw_shaper_refill(s, c, hz, now);
+	/* Switch-originated frames go first and are never held back by the shaper; their
+	 * bytes still count against it. */
+	while (unlikely(lsw_fifo_count(&s->ctl) != 0) && n < LSW_BURST) {
+		m = lsw_fifo_pop(&s->ctl);
+		s->tokens -= (int64_t)((m->pkt_len + c->overhead) * bit_ticks);
+		pkts[n++] = m;
+	}
 	while (n < LSW_BURST) {
-		/* Switch-originated frames go first and are never held back by the shaper;
-		 * their bytes still count against it. */
-		if ((m = lsw_fifo_pop(&s->ctl)) != NULL) {
-			s->tokens -= lsw_shaper_cost(c, hz, m->pkt_len);
-			pkts[n++] = m;
-			continue;
-		}
 		int q = lsw_sched_pick(s, c, now);
 		if (q < 0)
 			break;
-		int64_t cost = lsw_shaper_cost(c, hz, lsw_fifo_peek(&s->q[q])->pkt_len);
-		if (s->tokens < cost)
-			break;
-		m = lsw_sched_take(s, c, q);
-		s->tokens -= cost;
-		struct lsw_pkt_meta *meta = lsw_meta(m);
-		lsw_mmu_release(w->mmu, &conf->mmu, meta);
-		w->mmu->q_tx_pkts[port][q]++;
-		w->mmu->q_tx_bytes[port][q] += m->pkt_len;
-		pkts[n++] = m;
+		/* Serve a run from the chosen queue while the shaper and its deficit allow;
+		 * buffer is given back once per run of packets charged alike. */
+		struct lsw_fifo *f = &s->q[q];
+		const bool dwrr = !(c->strict_mask >> q & 1);
+		struct lsw_mmu_acc acc = {.bytes = 0};
+		uint64_t bytes = 0;
+		uint16_t first = n;
+		do {
+			const struct lsw_qent *e = &f->slot[f->head & f->mask];
+			uint32_t len = e->m->pkt_len;
+			int64_t cost = (int64_t)((len + c->overhead) * bit_ticks);
+			if (s->tokens < cost || (dwrr && s->deficit[q] < (int64_t)len))
+				break;
+			f->head++;
+			s->tokens -= cost;
+			s->deficit[q] -= dwrr ? len : 0;
+			bytes += len;
+			lsw_mmu_release_acc(w->mmu, &conf->mmu, &acc, (uint8_t)port, (uint8_t)q,
+					    e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
+			pkts[n++] = e->m;
+		} while (n < LSW_BURST && f->head != f->tail);
+		lsw_mmu_acc_flush(w->mmu, &conf->mmu, &acc);
+		f->bytes -= bytes;
+		w->mmu->q_tx_pkts[port][q] += n - first;
+		w->mmu->q_tx_bytes[port][q] += bytes;
+		if (n == first)
+			break; /* out of tokens: the head waits */
 	}
 	if (n)
 		tx_burst(w, conf, port, pkts, n);

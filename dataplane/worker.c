@@ -68,18 +68,6 @@ drop:
 }
 
 void
-lsw_worker_watermarks(struct lsw_worker *w, const struct lsw_dp_conf *conf)
-{
-	for (uint16_t i = 0; i < w->n_touched; i++) {
-		uint32_t k = w->touched[i];
-		lsw_mmu_watermarks(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu,
-				   (uint16_t)(k >> 24), (uint8_t)(k >> 16), (uint16_t)(k >> 8 & 0xff),
-				   (uint8_t)k);
-	}
-	w->n_touched = 0;
-}
-
-void
 lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 		  struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 {
@@ -110,13 +98,14 @@ lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t
 	pc->ctr[LSW_PC_IF_IN_OCTETS] += bytes;
 	pc->ctr[LSW_PC_IF_IN_NON_UCAST_PKTS] += mc;
 	pc->ctr[LSW_PC_IF_IN_UCAST_PKTS] += n - mc;
-	lsw_worker_watermarks(w, conf);
+	lsw_admit_flush(w, conf);
 }
 
 /* Shutdown: hand over what is staged, drop what is queued or waits for ARP. */
 void
 lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 {
+	lsw_admit_flush(w, conf);
 	lsw_tx_flush_all(w, conf);
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++)
 		lsw_egress_drop_all(w, conf, conf->owned[w->idx][i], LSW_DROP_SHUTDOWN);
@@ -183,7 +172,7 @@ lsw_worker_main(void *arg)
 		work += lsw_tx_drain_handoff(w, conf);
 		if (unlikely(w->n_held)) {
 			lsw_neigh_poll(w, conf, now);
-			lsw_worker_watermarks(w, conf);
+			lsw_admit_flush(w, conf);
 		}
 		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 			uint16_t port = conf->owned[w->idx][i];

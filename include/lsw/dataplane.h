@@ -112,9 +112,8 @@ struct lsw_worker {
 	uint64_t icmp_tokens;            /* ICMP error token bucket, in tokens * tsc_hz */
 	uint64_t icmp_last;
 	struct lsw_mmu_lcore *mmu;       /* this worker's MMU share */
-	uint16_t n_touched;              /* (PG, queue) pairs admitted to since the last
-					  * watermark update, packed in_port|pg|out_port|queue */
-	uint32_t touched[LSW_BURST];
+	uint16_t n_adm;                  /* routed packets waiting for admission */
+	struct rte_mbuf *adm[LSW_BURST];
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
 };
 
@@ -124,7 +123,8 @@ int lsw_worker_main(void *arg);
 void lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 		       struct rte_mbuf **pkts, uint16_t n, uint64_t now);
 void lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf);
-void lsw_worker_watermarks(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+/* ipv4.c: admit what lsw_ipv4_output collected, in runs, and queue it. */
+void lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf);
 
 /* ipv4.c */
 void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,

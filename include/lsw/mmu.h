@@ -46,6 +46,7 @@ struct lsw_mmu_pool {
 
 struct lsw_mmu_conf {
 	uint32_t cell;
+	uint32_t cell_inv;    /* ceil(2^32 / cell): cells = len * cell_inv >> 32, no division */
 	uint16_t n_pools;
 	struct lsw_mmu_pool pool[LSW_MAX_POOLS];
 	struct lsw_mmu_prof pg[LSW_MAX_PORTS][LSW_NUM_PG];
@@ -138,22 +139,19 @@ lsw_mmu_threshold(const struct lsw_mmu_prof *p, const struct lsw_mmu_pool *pool,
 }
 
 static inline uint32_t
-lsw_mmu_charge(uint32_t cell, uint32_t len)
+lsw_mmu_cell_inv(uint32_t cell)
 {
-	return (len + cell - 1) / cell * cell;
+	return (uint32_t)(((1ull << 32) + cell - 1) / cell);
 }
 
-/* Admission of a frame of @len bytes whose meta holds in_port, pg, out_port, queue, tc.
- * On success the meta records the buckets charged; otherwise the reason to drop. */
-enum lsw_drop lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n_workers,
-			    struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
-			    struct lsw_pkt_meta *meta, uint32_t len);
-void lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n,
-			struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc, uint16_t ip,
-			uint8_t pg, uint16_t op, uint8_t q);
-/* Give back exactly what admission charged (by any worker). */
-void lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
-		     const struct lsw_pkt_meta *meta);
+/* Bytes charged for a frame: @len rounded up to whole cells. The reciprocal is exact for
+ * every frame length lsw handles (tests/unit/test_mmu.c checks them all). */
+static inline uint32_t
+lsw_mmu_charge(const struct lsw_mmu_conf *mc, uint32_t len)
+{
+	return (uint32_t)((uint64_t)(len + mc->cell - 1) * mc->cell_inv >> 32) * mc->cell;
+}
+
 /* Summed occupancy over the workers' shares (one worker: its own, no loop). */
 #define LSW_MMU_SUM(all, n, field) __extension__ ({ \
 	int64_t _s = (all)[0]->field; \
@@ -178,11 +176,86 @@ lsw_mmu_pool_shared(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
 {
 	return LSW_MMU_SUM(all, n, pool_shared[pool]);
 }
+
+
+uint16_t lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n,
+			   struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+			   struct lsw_pkt_meta *const *meta, const uint32_t *len, uint16_t k,
+			   uint8_t *drop);
+/* Admission of a frame of @len bytes whose meta holds in_port, pg, out_port, queue, tc.
+ * On success the meta records the buckets charged; otherwise the reason to drop. */
+enum lsw_drop lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n_workers,
+			    struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+			    struct lsw_pkt_meta *meta, uint32_t len);
+void lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n,
+			struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc, uint16_t ip,
+			uint8_t pg, uint16_t op, uint8_t q);
+/* Give back @c bytes charged as @meta records (by any worker): one packet's, or the sum
+ * over consecutive packets charged alike (see lsw_mmu_release_acc). */
+static inline void
+lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+		      const struct lsw_pkt_meta *meta, int64_t c)
+{
+	const uint8_t ipool = mc->pg[meta->in_port][meta->pg].pool;
+	const uint8_t epool = mc->q[meta->out_port][meta->queue].pool;
+
+	mine->pg_occ[meta->in_port][meta->pg][meta->in_part] -= c;
+	if (meta->in_part == LSW_PART_SHARED)
+		mine->pool_shared[ipool] -= c;
+	else if (meta->in_part == LSW_PART_HEADROOM && mc->pool[ipool].hdrm_shared)
+		mine->pool_hdrm[ipool] -= c;
+	mine->pool_used[ipool] -= c;
+	mine->q_occ[meta->out_port][meta->queue][meta->eg_part == LSW_PART_SHARED] -= c;
+	if (meta->eg_part == LSW_PART_SHARED)
+		mine->pool_shared[epool] -= c;
+	mine->pool_used[epool] -= c;
+}
+
+static inline void
+lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+		const struct lsw_pkt_meta *meta)
+{
+	lsw_mmu_release_bytes(mine, mc, meta, meta->charged);
+}
+
+/* Releases of consecutive packets of one queue charged to the same buckets, summed. */
+struct lsw_mmu_acc {
+	struct lsw_pkt_meta meta; /* the buckets */
+	int64_t bytes;
+};
+
+static inline void
+lsw_mmu_acc_flush(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+		  struct lsw_mmu_acc *a)
+{
+	if (a->bytes) {
+		lsw_mmu_release_bytes(mine, mc, &a->meta, a->bytes);
+		a->bytes = 0;
+	}
+}
+
+/* Add one packet of @out_port/@queue charged to @in_port/@pg/@in_part/@eg_part. */
+static inline void
+lsw_mmu_release_acc(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+		    struct lsw_mmu_acc *a, uint8_t out_port, uint8_t queue, uint8_t in_port,
+		    uint8_t pg, uint8_t in_part, uint8_t eg_part, uint32_t charged)
+{
+	struct lsw_pkt_meta *k = &a->meta;
+
+	if (a->bytes == 0 || in_port != k->in_port || pg != k->pg || in_part != k->in_part ||
+	    eg_part != k->eg_part || out_port != k->out_port || queue != k->queue) {
+		lsw_mmu_acc_flush(mine, mc, a);
+		*k = (struct lsw_pkt_meta){.in_port = in_port, .pg = pg, .out_port = out_port,
+					   .queue = queue, .in_part = in_part, .eg_part = eg_part};
+	}
+	a->bytes += charged;
+}
+
+
 /* For PFC: should (port, PG) be paused (it holds headroom or reached its threshold), and
  * may a paused one resume (no headroom, usage at or below max(xon, T - xon_offset))? */
 bool lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_conf *mc,
 		     uint16_t port, uint8_t pg);
 bool lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_conf *mc,
 		    uint16_t port, uint8_t pg);
-
 #endif

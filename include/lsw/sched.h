@@ -10,10 +10,22 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <rte_mbuf.h>
+#include "lsw/mmu.h"
 #include "lsw/qos.h"
 
+/* A queued packet with what releasing its buffer needs, so that dequeue does not touch
+ * the mbuf's metadata cache line. */
+struct lsw_qent {
+	struct rte_mbuf *m;
+	uint32_t charged;
+	uint8_t in_port;
+	uint8_t pg;
+	uint8_t in_part;
+	uint8_t eg_part;
+};
+
 struct lsw_fifo {
-	struct rte_mbuf **slot;
+	struct lsw_qent *slot;
 	uint32_t mask;        /* capacity - 1 (a power of two) */
 	uint32_t head, tail;  /* free-running */
 	uint64_t bytes;
@@ -26,11 +38,14 @@ lsw_fifo_count(const struct lsw_fifo *f)
 }
 
 static inline bool
-lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m)
+lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m, const struct lsw_pkt_meta *meta)
 {
 	if (f->tail - f->head > f->mask)
 		return false;
-	f->slot[f->tail++ & f->mask] = m;
+	f->slot[f->tail++ & f->mask] = (struct lsw_qent){
+		.m = m, .charged = meta->charged, .in_port = meta->in_port, .pg = meta->pg,
+		.in_part = meta->in_part, .eg_part = meta->eg_part,
+	};
 	f->bytes += m->pkt_len;
 	return true;
 }
@@ -38,17 +53,25 @@ lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m)
 static inline struct rte_mbuf *
 lsw_fifo_peek(const struct lsw_fifo *f)
 {
-	return f->head == f->tail ? NULL : f->slot[f->head & f->mask];
+	return f->head == f->tail ? NULL : f->slot[f->head & f->mask].m;
+}
+
+/* The head entry, or NULL; the caller counts f->bytes down. */
+static inline struct lsw_qent *
+lsw_fifo_pop_ent(struct lsw_fifo *f)
+{
+	return f->head == f->tail ? NULL : &f->slot[f->head++ & f->mask];
 }
 
 static inline struct rte_mbuf *
 lsw_fifo_pop(struct lsw_fifo *f)
 {
-	if (f->head == f->tail)
+	struct lsw_qent *e = lsw_fifo_pop_ent(f);
+
+	if (e == NULL)
 		return NULL;
-	struct rte_mbuf *m = f->slot[f->head++ & f->mask];
-	f->bytes -= m->pkt_len;
-	return m;
+	f->bytes -= e->m->pkt_len;
+	return e->m;
 }
 
 /* Scheduling parameters of a port, in the snapshot. */
@@ -88,8 +111,6 @@ lsw_shaper_cost(const struct lsw_sched_cfg *c, uint64_t hz, uint32_t len)
 /* The queue to serve next (its head fits the DWRR deficit), or -1. Strict queues first,
  * highest index first; paused queues are skipped. Tokens are the caller's business. */
 int lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t now);
-/* Take the head of queue @q after lsw_sched_pick chose it. */
-struct rte_mbuf *lsw_sched_take(struct lsw_sched *s, const struct lsw_sched_cfg *c, int q);
 /* Ticks until the bucket holds @cost tokens (0 if it does). */
 uint64_t lsw_shaper_wait(const struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz,
 			 int64_t cost);

@@ -191,11 +191,19 @@ t_tx_take(struct t_switch *t, uint16_t port)
 
 	if (s != NULL && (m = lsw_fifo_pop(&s->ctl)) != NULL)
 		return m;
-	for (int q = 0; s != NULL && q < LSW_NUM_QUEUES; q++)
-		if ((m = lsw_fifo_pop(&s->q[q])) != NULL) {
-			lsw_mmu_release(t->w.mmu, &t->conf->mmu, lsw_meta(m));
-			return m;
-		}
+	for (int q = 0; s != NULL && q < LSW_NUM_QUEUES; q++) {
+		struct lsw_qent *e = lsw_fifo_pop_ent(&s->q[q]);
+		if (e == NULL)
+			continue;
+		struct lsw_pkt_meta meta = {
+			.charged = e->charged, .in_port = e->in_port, .pg = e->pg,
+			.out_port = (uint8_t)port, .queue = (uint8_t)q, .in_part = e->in_part,
+			.eg_part = e->eg_part,
+		};
+		s->q[q].bytes -= e->m->pkt_len;
+		lsw_mmu_release(t->w.mmu, &t->conf->mmu, &meta);
+		return e->m;
+	}
 	if (b->n == 0)
 		return NULL;
 	m = b->pkt[0];

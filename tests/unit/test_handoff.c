@@ -68,7 +68,7 @@ test_handoff(void **state)
 	assert_int_equal(lsw_tx_drain_handoff(&owner, t->conf), 10);
 	assert_int_equal(rte_ring_count(r), 0);
 	struct lsw_mmu_lcore *const *mmu = sw->dp.mmu;
-	assert_int_equal(q_occ(mmu, 1), 10 * lsw_mmu_charge(t->conf->mmu.cell, len));
+	assert_int_equal(q_occ(mmu, 1), 10 * lsw_mmu_charge(&t->conf->mmu, len));
 	assert_int_equal(lsw_egress_run(&owner, t->conf, 1, T_HZ), 10);
 	assert_int_equal(q_occ(mmu, 1), 0);
 	assert_true(mmu[0]->q_occ[1][Q][1] + mmu[0]->q_occ[1][Q][0] > 0);
