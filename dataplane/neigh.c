@@ -174,6 +174,8 @@ slot_release(struct lsw_worker *w, struct lsw_hold_slot *s)
 void
 lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
 {
+	bool released = false;
+
 	for (struct lsw_hold_slot *s = w->hold; s < w->hold + LSW_HOLD_SLOTS; s++) {
 		if (s->ip == 0)
 			continue;
@@ -189,6 +191,7 @@ lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t no
 				lsw_l2_write(s->pkt[i], mac, &p->mac, LSW_ETHERTYPE_IPV4);
 				w->ctr->event[LSW_EV_NEIGH_RELEASED]++;
 				lsw_ipv4_output(w, conf, s->port, s->pkt[i]);
+				released = true;
 			}
 			slot_release(w, s);
 		} else if ((int64_t)(now - s->next_arp) >= 0) {
@@ -204,6 +207,8 @@ lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t no
 			lsw_arp_request(w, conf, s->port, s->ip);
 		}
 	}
+	if (released)
+		lsw_admit_flush(w, conf);
 }
 
 /* Shutdown: whatever is still held is dropped and counted. */

@@ -170,10 +170,8 @@ lsw_worker_main(void *arg)
 			lsw_process_burst(w, conf, port, pkts, n, now);
 		}
 		work += lsw_tx_drain_handoff(w, conf);
-		if (unlikely(w->n_held)) {
+		if (unlikely(w->n_held))
 			lsw_neigh_poll(w, conf, now);
-			lsw_admit_flush(w, conf);
-		}
 		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 			uint16_t port = conf->owned[w->idx][i];
 			for (int r = 0; r < TX_ROUNDS; r++) {
