@@ -110,19 +110,25 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 		uint32_t key = class_key(meta[i]);
 		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc; j++)
 			;
-		lsw_mmu_admit_run(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu, meta + i,
-				  len + i, (uint16_t)(j - i), drop + i);
+		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
+		lsw_mmu_admit_run(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu,
+				  meta + i, len + i, k, drop + i);
 		/* Within one worker occupancy only grows here, so the run's end is its peak. */
 		lsw_mmu_watermarks(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu,
-				   meta[i]->in_port, meta[i]->pg, meta[i]->out_port, meta[i]->queue);
-	}
-	for (uint16_t i = 0; i < n; i++) {
-		enum lsw_drop d = (enum lsw_drop)drop[i];
-		if (unlikely(d != LSW_DROP_NONE))
-			lsw_count_drop(w, lsw_drop_is_egress(d) ? meta[i]->out_port : meta[i]->in_port,
-				       d, w->adm[i]);
-		else
-			lsw_tx_enqueue(w, conf, meta[i]->out_port, w->adm[i]);
+				   meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);
+		/* The run's queue, when it is ours: no per-packet lookups. */
+		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
+				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
+		for (uint16_t x = i; x < j; x++) {
+			enum lsw_drop d = (enum lsw_drop)drop[x];
+			if (unlikely(d != LSW_DROP_NONE))
+				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
+					       w->adm[x]);
+			else if (likely(f != NULL))
+				lsw_fifo_push(f, w->adm[x], meta[x]); /* holds every mbuf: no fail */
+			else
+				lsw_tx_enqueue(w, conf, out, w->adm[x]);
+		}
 	}
 }
 

@@ -87,6 +87,7 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 	uint64_t bytes = 0, dropped_bytes = 0, in_thr = 0, eg_thr = 0;
 	uint16_t admitted = 0, drops[3] = {0, 0, 0};
 	int64_t in_thr_at = -1, eg_thr_at = -1; /* pool usage the thresholds were taken at */
+	uint32_t last_len = UINT32_MAX, same = 0; /* runs of equal sizes share one update */
 
 	for (uint16_t i = 0; i < k; i++) {
 		const int64_t c = (int64_t)lsw_mmu_charge(mc, len[i]);
@@ -145,8 +146,19 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 		bytes += len[i];
 		admitted++;
 		uint32_t l = RTE_MIN(len[i], (uint32_t)LSW_MAX_FRAME);
-		mine->tc_hist[tc][lsw_hist_bin[l]]++;
-		mine->len_hist[l]++;
+		if (l != last_len) {
+			if (same) {
+				mine->tc_hist[tc][lsw_hist_bin[last_len]] += same;
+				mine->len_hist[last_len] += same;
+			}
+			last_len = l;
+			same = 0;
+		}
+		same++;
+	}
+	if (same) {
+		mine->tc_hist[tc][lsw_hist_bin[last_len]] += same;
+		mine->len_hist[last_len] += same;
 	}
 
 	/* One write per state word for the run. */
