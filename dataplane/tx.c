@@ -173,6 +173,11 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 		lsw_egress_drop_all(w, conf, port, LSW_DROP_L3_EGRESS_LINK_DOWN);
 		return 0;
 	}
+	uint32_t queued = lsw_fifo_count(&s->ctl);
+	for (int q = 0; q < LSW_NUM_QUEUES; q++)
+		queued |= lsw_fifo_count(&s->q[q]);
+	if (queued == 0)
+		return 0;
 	lsw_shaper_refill(s, c, hz, now);
 	/* Switch-originated frames go first and are never held back by the shaper; their
 	 * bytes still count against it. */
