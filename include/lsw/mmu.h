@@ -46,7 +46,7 @@ struct lsw_mmu_pool {
 
 struct lsw_mmu_conf {
 	uint32_t cell;
-	uint32_t cell_inv;    /* ceil(2^32 / cell): cells = len * cell_inv >> 32, no division */
+	uint64_t cell_inv;    /* ceil(2^32 / cell): cells = len * cell_inv >> 32, no division */
 	uint16_t n_pools;
 	struct lsw_mmu_pool pool[LSW_MAX_POOLS];
 	struct lsw_mmu_prof pg[LSW_MAX_PORTS][LSW_NUM_PG];
@@ -138,10 +138,10 @@ lsw_mmu_threshold(const struct lsw_mmu_prof *p, const struct lsw_mmu_pool *pool,
 	return p->shift >= 0 ? free_b << p->shift : free_b >> -p->shift;
 }
 
-static inline uint32_t
+static inline uint64_t
 lsw_mmu_cell_inv(uint32_t cell)
 {
-	return (uint32_t)(((1ull << 32) + cell - 1) / cell);
+	return ((1ull << 32) + cell - 1) / cell;
 }
 
 /* Bytes charged for a frame: @len rounded up to whole cells. The reciprocal is exact for
@@ -149,7 +149,7 @@ lsw_mmu_cell_inv(uint32_t cell)
 static inline uint32_t
 lsw_mmu_charge(const struct lsw_mmu_conf *mc, uint32_t len)
 {
-	return (uint32_t)((uint64_t)(len + mc->cell - 1) * mc->cell_inv >> 32) * mc->cell;
+	return (uint32_t)((len + mc->cell - 1) * mc->cell_inv >> 32) * mc->cell;
 }
 
 /* Summed occupancy over the workers' shares (one worker: its own, no loop). */
