@@ -107,6 +107,9 @@ setup(struct lsw_switch *sw)
 		if (dp->mmu[w] == NULL)
 			return -1;
 	}
+	sw->mmu_base = rte_zmalloc("lsw_mmu_base", sizeof(*sw->mmu_base), 0);
+	if (sw->mmu_base == NULL)
+		return -1;
 	/* A queue can hold every mbuf, so the MMU, not the FIFO, decides what is dropped. */
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		dp->sched[p] = rte_zmalloc("lsw_sched", sizeof(*dp->sched[p]), RTE_CACHE_LINE_SIZE);
@@ -211,6 +214,7 @@ teardown(struct lsw_switch *sw)
 		rte_free(dp->sched[p]);
 	}
 	rte_free(dp->qsv);
+	rte_free(sw->mmu_base);
 	rte_free(dp->ctr);
 	rte_free(sw->workers);
 	rte_mempool_free(dp->pool);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Counter reading: sum the workers' counters (each written by one worker only) and subtract
  * the baseline taken at the last clear. Nothing here writes a worker's memory. */
+#include <stddef.h>
 #include <string.h>
 #include "switch.h"
 
@@ -63,6 +64,45 @@ lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *
 	st->rx_nombuf -= b->rx_nombuf;
 }
 
+/* struct lsw_mmu_lcore is all 64-bit words in three regions: occupancy deltas (summed),
+ * watermarks (max), counters (summed, minus the baseline). */
+#define MMU_WORDS(from, to) \
+	((offsetof(struct lsw_mmu_lcore, to) - offsetof(struct lsw_mmu_lcore, from)) / 8)
+
+static void
+mmu_sum_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
+{
+	const size_t occ = offsetof(struct lsw_mmu_lcore, pg_occ) / 8;
+	const size_t wm = offsetof(struct lsw_mmu_lcore, pg_wm) / 8;
+	const size_t ctr = offsetof(struct lsw_mmu_lcore, pg_pkts) / 8;
+	const size_t end = sizeof(struct lsw_mmu_lcore) / 8;
+	uint64_t *o = (uint64_t *)out;
+
+	RTE_BUILD_BUG_ON(sizeof(struct lsw_mmu_lcore) % 8 != 0);
+	memset(out, 0, sizeof(*out));
+	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
+		const uint64_t *in = (const uint64_t *)sw->dp.mmu[w];
+		for (size_t i = occ; i < wm; i++)
+			o[i] += rd(&in[i]);
+		for (size_t i = wm; i < wm + MMU_WORDS(pg_wm, wm_gen); i++)
+			o[i] = RTE_MAX(o[i], rd(&in[i]));
+		for (size_t i = ctr; i < end; i++)
+			o[i] += rd(&in[i]);
+	}
+}
+
+void
+lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
+{
+	const size_t ctr = offsetof(struct lsw_mmu_lcore, pg_pkts) / 8;
+	const uint64_t *b = (const uint64_t *)sw->mmu_base;
+	uint64_t *o = (uint64_t *)out;
+
+	mmu_sum_raw(sw, out);
+	for (size_t i = ctr; b != NULL && i < sizeof(*out) / 8; i++)
+		o[i] -= b[i];
+}
+
 /* Clear one port (@port >= 0) or everything (-1, events included). */
 void
 lsw_stats_clear(struct lsw_switch *sw, int port)
@@ -78,4 +118,7 @@ lsw_stats_clear(struct lsw_switch *sw, int port)
 	}
 	if (port < 0)
 		memcpy(sw->base.event, now.event, sizeof(now.event));
+	/* MMU counters: all of them (they are per PG, queue and pool, not only per port). */
+	if (port < 0 && sw->mmu_base != NULL)
+		mmu_sum_raw(sw, sw->mmu_base);
 }

@@ -33,6 +33,7 @@ struct lsw_switch {
 	struct lsw_rpc_server *rpc;
 	struct lsw_lcore_counters base; /* counters at the last stats.clear */
 	struct rte_eth_stats pmd_base[LSW_MAX_PORTS];
+	struct lsw_mmu_lcore *mmu_base; /* MMU counters at the last stats.clear */
 	uint64_t start_ns;
 	bool hugepages;
 };
@@ -54,6 +55,9 @@ void lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_dp_conf *conf);
 void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *sum);
 void lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *st);
 void lsw_stats_clear(struct lsw_switch *sw, int port);
+/* The MMU as the workers' shares add up: occupancy and counters summed (counters minus the
+ * clear baseline), watermarks the largest any worker saw. @out is caller-allocated. */
+void lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
 
 /* neigh.c */
 void lsw_neigh_process(struct lsw_switch *sw);

@@ -14,7 +14,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from lswtest import LSW, Lsw, RpcError, base_config, run_test, tmpdir, wait_until  # noqa: E402
 
 METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", "route.list",
-           "neighbor.list", "stats.clear"}
+           "neighbor.list", "stats.clear", "buffer.pools", "buffer.profiles", "pg.stats",
+           "queue.stats", "buffer.stats", "buffer.histogram", "watermark.clear"}
 
 
 class Raw:
