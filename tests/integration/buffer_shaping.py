@@ -52,19 +52,22 @@ def test_buffer_shaping():
         q = q_of()
         shared = sw.rpc("buffer.pools")[1]["shared_size"]
         assert shared == MIB, shared
-        # T1 with S = 1, alpha = 1: the queue settles at B/2, within one frame's charge.
+        # T1 with S = 1, alpha = 1: the queue settles at B/2 (to a frame's charge). Read
+        # while it runs, it may just have sent the frames its shaper allowed (two at most).
         occ = q["CURR_OCCUPANCY_BYTES"]
-        assert MIB / 2 - CHARGE <= occ <= MIB / 2, occ
+        assert MIB / 2 - 3 * CHARGE <= occ <= MIB / 2, occ
         assert q["SHARED_CURR_OCCUPANCY_BYTES"] == occ
         assert occ % CHARGE == 0 and q["CURR_OCCUPANCY_PACKETS"] == occ // CHARGE
         assert q["drops"]["EGRESS_QUEUE_THRESHOLD"] == q["DROPPED_PACKETS"]
         assert q["drops"]["INGRESS_PG_THRESHOLD"] == 0
         assert MIB / 2 - CHARGE <= q["WATERMARK_BYTES"] <= MIB / 2, q["WATERMARK_BYTES"]
+        assert q["WATERMARK_BYTES"] >= occ
         # The ingress side holds the same bytes, split over the two ports' PG 3 (DSCP 3).
         pgs = sw.rpc("pg.stats")["ports"]
         pg_occ = sum(pgs[p]["3"]["CURR_OCCUPANCY_BYTES"] for p in ("Ethernet0", "Ethernet4"))
         in_pool = sw.rpc("buffer.pools")[0]
-        assert pg_occ == in_pool["CURR_OCCUPANCY_BYTES"], (pg_occ, in_pool)
+        # (Two calls: a few frames may have moved between them.)
+        assert abs(pg_occ - in_pool["CURR_OCCUPANCY_BYTES"]) <= 8 * CHARGE, (pg_occ, in_pool)
         assert abs(pg_occ - occ) <= 64 * CHARGE, (pg_occ, occ)  # in flight between reads
         assert pgs["Ethernet0"]["3"]["PACKETS"] > 0 and pgs["Ethernet4"]["3"]["PACKETS"] > 0
         # Drops agree across the three views (the workers do not stop: compare at once).
