@@ -171,7 +171,8 @@ queue_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t 
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I, s:I, s:{s:I, s:I, s:I},"
 			 " s:s, s:s, s:s, s:i, s:I}",
 		"PACKETS", (json_int_t)v->q_tx_pkts[p][q], "BYTES", (json_int_t)v->q_tx_bytes[p][q],
-		"DROPPED_PACKETS", (json_int_t)v->q_drop_pkts[p][q],
+		"DROPPED_PACKETS", (json_int_t)(v->q_drop_reason[p][q][0] + v->q_drop_reason[p][q][1] +
+						v->q_drop_reason[p][q][2]),
 		"DROPPED_BYTES", (json_int_t)v->q_drop_bytes[p][q],
 		"CURR_OCCUPANCY_BYTES", (json_int_t)(o[0] + o[1]),
 		"CURR_OCCUPANCY_PACKETS", (int)pkts,
@@ -361,7 +362,8 @@ buffer_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
 		for (int q = 0; q < 8; q++) {
 			pkts += v->pg_pkts[p][q];
-			drops += v->q_drop_pkts[p][q];
+			for (int r = 0; r < 3; r++)
+				drops += v->q_drop_reason[p][q][r];
 		}
 	json_t *ai = json_array();
 	for (unsigned int i = 0; i < b->n_ai_sizes; i++)

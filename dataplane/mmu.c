@@ -179,7 +179,6 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 	mine->tc_charged[tc] += (uint64_t)(dr + ds + dh);
 	if (admitted != k) {
 		mine->pg_drops[ip][pg] += drops[LSW_QDROP_PG] + drops[LSW_QDROP_HEADROOM];
-		mine->q_drop_pkts[op][q] += (uint64_t)(k - admitted);
 		mine->q_drop_bytes[op][q] += dropped_bytes;
 		for (int j = 0; j < 3; j++)
 			mine->q_drop_reason[op][q][j] += drops[j];

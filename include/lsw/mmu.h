@@ -110,9 +110,9 @@ struct lsw_mmu_lcore {
 	uint64_t pg_drops[LSW_MAX_PORTS][LSW_NUM_PG];
 	uint64_t q_tx_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t q_tx_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	uint64_t q_drop_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t q_drop_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][3]; /* pg, headroom, queue */
+	/* Drops by reason (pg, headroom, queue); their sum is the queue's DROPPED_PACKETS. */
+	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][3];
 	uint64_t pool_drops[LSW_MAX_POOLS];
 	/* Sizes per TC: bins, bytes, bytes charged; and exact lengths for the cell advice. */
 	uint64_t tc_hist[LSW_NUM_TC][LSW_HIST_BINS];
