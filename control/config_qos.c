@@ -461,32 +461,37 @@ parse_profiles(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs)
 	}
 }
 
-/* Defaults for a config without buffer tables, and for PGs and queues left unbound. */
+/* A config without BUFFER_POOL gets one ingress and one egress pool of the whole buffer. */
 static void
-default_pools_profiles(struct lsw_qos_conf *q)
+default_pools(struct lsw_qos_conf *q)
+{
+	if (q->n_pools != 0)
+		return;
+	q->pool[0] = (struct lsw_pool_conf){.name = "ingress_lossless_pool",
+					    .type = LSW_POOL_INGRESS, .size = q->buf.total};
+	q->pool[1] = (struct lsw_pool_conf){.name = "egress_lossy_pool",
+					    .type = LSW_POOL_EGRESS, .size = q->buf.total};
+	q->n_pools = 2;
+}
+
+/* ingress_lossy_profile and egress_lossy_profile, unless the config defines them, on the
+ * first dynamic pool of their type: they take the PGs and queues left unbound. */
+static void
+default_profiles(struct lsw_qos_conf *q)
 {
 	static const struct {
-		const char *pool, *profile;
+		const char *profile;
 		uint8_t type;
 	} d[] = {
-		{"ingress_lossless_pool", "ingress_lossy_profile", LSW_POOL_INGRESS},
-		{"egress_lossy_pool", "egress_lossy_profile", LSW_POOL_EGRESS},
+		{"ingress_lossy_profile", LSW_POOL_INGRESS},
+		{"egress_lossy_profile", LSW_POOL_EGRESS},
 	};
-
-	bool no_pools = q->n_pools == 0; /* only then are default pools made */
 
 	for (int i = 0; i < 2; i++) {
 		int pool = -1;
 		for (uint16_t j = 0; j < q->n_pools && pool < 0; j++)
 			if (q->pool[j].type == d[i].type && q->pool[j].mode == LSW_TH_DYNAMIC)
 				pool = j;
-		if (pool < 0 && no_pools) {
-			pool = q->n_pools++;
-			q->pool[pool] = (struct lsw_pool_conf){.type = d[i].type,
-							       .mode = LSW_TH_DYNAMIC,
-							       .size = q->buf.total};
-			snprintf(q->pool[pool].name, LSW_QOS_NAME_LEN, "%s", d[i].pool);
-		}
 		if (pool < 0 ||
 		    find_name(d[i].profile, q->profile, q->n_profiles, sizeof(q->profile[0])) >= 0)
 			continue;
@@ -826,11 +831,12 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 		parse_schedulers(t, q, errs);
 	if ((t = json_object_get(doc, "BUFFER_POOL")) != NULL)
 		parse_pools(t, q, errs);
+	default_pools(q);
 	if ((t = json_object_get(doc, "BUFFER_PROFILE")) != NULL)
 		parse_profiles(t, q, errs);
 	if (errs->n)
 		return;
-	default_pools_profiles(q);
+	default_profiles(q);
 	in_prof = find_name("ingress_lossy_profile", q->profile, q->n_profiles,
 			    sizeof(q->profile[0]));
 	eg_prof = find_name("egress_lossy_profile", q->profile, q->n_profiles,

@@ -59,6 +59,12 @@ void lsw_stats_clear(struct lsw_switch *sw, int port);
  * clear baseline), watermarks the largest any worker saw. @out is caller-allocated. */
 void lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
 
+/* config_apply.c */
+json_t *lsw_config_merge(const json_t *target, const json_t *patch);
+void lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
+			  struct lsw_errs *errs);
+int lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n);
+
 /* neigh.c */
 void lsw_neigh_process(struct lsw_switch *sw);
 

@@ -84,6 +84,29 @@ def test_buffer_shaping():
             t0["ports"]["Ethernet8"]["IF_OUT_UCAST_PKTS"]
         max_pkts = SPEED_MBPS * 1e6 * dt / ((FRAME + 24) * 8) + 2 * 64
         assert sent <= max_pkts, (sent, max_pkts, dt)
+        # Run-time changes while flooded: alpha 1 -> 1/2 settles the queue at B/3; a 2 MiB
+        # buffer and pool then at 2 MiB / 3; a scheduler weight changes nothing visible.
+        def settles(want):
+            def ok():
+                o = q_of()["CURR_OCCUPANCY_BYTES"]
+                return want - 3 * CHARGE <= o <= want
+            wait_until(ok, what="occupancy near %d" % want)
+        assert sw.rpc("config.set", {"config": {"BUFFER_PROFILE": {
+            "egress_lossy_profile": {"dynamic_th": "-1"}}}}) == {"applied": True}
+        settles(MIB // 3)
+        assert q_of()["threshold_bytes"] <= MIB
+        assert sw.rpc("config.set", {"config": {
+            "LSW": {"buffer": {"size": "2MB"}},
+            "BUFFER_POOL": {"egress_lossy_pool": {"size": "2MB"}},
+            "SCHEDULER": {"s1": {"type": "DWRR", "weight": "30"}},
+            "QUEUE": {"Ethernet8|3": {"scheduler": "s1"}}}}) == {"applied": True}
+        settles(2 * MIB // 3)
+        assert q_of()["weight"] == 30
+        assert sw.rpc("buffer.pools")[1]["shared_size"] == 2 * MIB
+        sw.rpc("config.set", {"config": {"BUFFER_PROFILE": {
+            "egress_lossy_profile": {"dynamic_th": "0"}}, "BUFFER_POOL": {
+            "egress_lossy_pool": {"size": "1MB"}}}})
+        settles(MIB // 2)
         # Watermarks clear (each worker on its next loop) and build up again.
         sw.rpc("watermark.clear")
         wait_until(lambda: q_of()["WATERMARK_BYTES"] <= MIB / 2, what="watermark")

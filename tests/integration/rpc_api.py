@@ -15,7 +15,8 @@ from lswtest import LSW, Lsw, RpcError, base_config, run_test, tmpdir, wait_unti
 
 METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", "route.list",
            "neighbor.list", "stats.clear", "buffer.pools", "buffer.profiles", "pg.stats",
-           "queue.stats", "buffer.stats", "buffer.histogram", "watermark.clear"}
+           "queue.stats", "buffer.stats", "buffer.histogram", "watermark.clear", "config.get",
+           "config.validate", "config.set"}
 
 
 class Raw:
@@ -107,6 +108,25 @@ def methods(sw):
     for m in ("switch.info", "port.list", "route.list", "neighbor.list", "rpc.methods"):
         expect_error(sw, m, {"x": 1}, -32602, "$.params.x")
     expect_error(sw, "no.such", None, -32601)
+    # Run-time configuration: refused changes name their path and change nothing.
+    before = sw.rpc("config.get")
+    expect_error(sw, "config.set", {"config": {"PORT": {"Ethernet0": {"mtu": "1500"}}}},
+                 -32602, "$.PORT.Ethernet0.mtu")
+    expect_error(sw, "config.set", {"config": {"STATIC_ROUTE": {"10.8.0.0/16": {
+        "nexthop": "10.0.1.1"}}}}, -32602, "$.STATIC_ROUTE")
+    expect_error(sw, "config.validate", {"config": {"PORT": {"Ethernet0": {"speed": "0"}}}},
+                 -32602, "$.PORT.Ethernet0.speed")
+    expect_error(sw, "config.set", {"config": 5}, -32602, "$.params.config")
+    expect_error(sw, "config.set", {"config": {"BUFFER_PROFILE": {"egress_lossy_profile": {
+        "pool": "egress_lossy_pool", "dynamic_th": "200"}}}}, -32602,
+        "$.BUFFER_PROFILE.egress_lossy_profile.dynamic_th")
+    assert sw.rpc("config.get") == before
+    assert sw.rpc("config.validate", {"config": {"PORT": {"Ethernet4": {"speed": "25000"}}}}) \
+        == {"valid": True}
+    assert sw.rpc("config.set", {"config": {"PORT": {"Ethernet4": {"speed": "25000"}}}}) == \
+        {"applied": True}
+    assert sw.rpc("port.list")[1]["speed"] == 25000
+    assert sw.rpc("config.get")["PORT"]["Ethernet4"]["speed"] == "25000"
 
 
 def framing(sock):

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Run-time configuration changes: merge a partial config over the running one (RFC 7386
+ * merge patch), validate the result as a whole, check that every difference can be applied
+ * while forwarding, then publish it to the workers as a new snapshot under RCU.
+ *
+ * What can change at run time: buffer pool sizes and shared headroom, profile thresholds
+ * and sizes, PG and queue bindings that keep their pool, cable lengths and the headroom
+ * inputs, classification maps, schedulers, port speeds and admin status, and the LSW.global
+ * timers. The MMU state survives because every in-flight packet releases to the same pool
+ * it was charged to. Anything else (ports, devargs, lcores, mbufs, the cell size, routes
+ * and neighbors) is refused with its JSON path and "needs a restart".
+ */
+#include <stddef.h>
+#include <string.h>
+#include "lsw/log.h"
+#include "jsonv.h"
+#include "switch.h"
+
+json_t *
+lsw_config_merge(const json_t *target, const json_t *patch)
+{
+	if (!json_is_object(patch))
+		return json_deep_copy(patch);
+	json_t *out = json_is_object(target) ? json_deep_copy(target) : json_object();
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)patch, k, v) {
+		if (json_is_null(v))
+			json_object_del(out, k);
+		else
+			json_object_set_new(out, k, lsw_config_merge(json_object_get(out, k), v));
+	}
+	return out;
+}
+
+static void
+restart(struct lsw_errs *errs, const char *path, const char *what)
+{
+	lsw_errs_add(errs, path, "%s needs a restart of lsw (not changeable while forwarding)",
+		     what);
+}
+
+#define SAME(a, b) (memcmp(&(a), &(b), sizeof(a)) == 0)
+
+static void
+check_global(const struct lsw_global_conf *o, const struct lsw_global_conf *n,
+	     struct lsw_errs *errs)
+{
+	static const struct {
+		const char *name;
+		size_t off, len;
+	} cold[] = {
+#define F(f, name) {name, offsetof(struct lsw_global_conf, f), sizeof(((struct lsw_global_conf *)0)->f)}
+		F(main_lcore, "main_lcore"), F(n_workers, "workers"), F(workers, "workers"),
+		F(mbufs, "mbufs"), F(memory_mb, "memory_mb"), F(rx_desc, "rx_descriptors"),
+		F(tx_desc, "tx_descriptors"), F(file_prefix, "file_prefix"),
+		F(rpc_socket, "rpc_socket"), F(log_level, "log_level"),
+		F(rpc_timeout_ms, "rpc_timeout_ms"), F(rpc_max_request, "rpc_max_request_bytes"),
+		F(rpc_max_conns, "rpc_max_connections"),
+#undef F
+	};
+	char p[LSW_PATH_LEN];
+
+	for (size_t i = 0; i < sizeof(cold) / sizeof(cold[0]); i++)
+		if (memcmp((const char *)o + cold[i].off, (const char *)n + cold[i].off,
+			   cold[i].len) != 0) {
+			lsw_path_key(p, "$.LSW.global", cold[i].name);
+			restart(errs, p, cold[i].name);
+		}
+}
+
+void
+lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
+		     struct lsw_errs *errs)
+{
+	const struct lsw_qos_conf *oq = &o->qos, *nq = &n->qos;
+	char p[LSW_PATH_LEN];
+
+	check_global(&o->g, &n->g, errs);
+	if (o->n_ports != n->n_ports) {
+		restart(errs, "$.PORT", "adding or removing ports");
+		return;
+	}
+	for (uint16_t i = 0; i < o->n_ports; i++) {
+		const struct lsw_port_conf *a = &o->port[i], *b = &n->port[i];
+		if (strcmp(a->name, b->name) != 0) {
+			lsw_path_key(p, "$.PORT", b->name);
+			restart(errs, p, "renaming or reordering ports");
+			continue;
+		}
+		lsw_path_key(p, "$.LSW_PORT", a->name);
+		if (strcmp(a->devargs, b->devargs) != 0 || a->lcore != b->lcore ||
+		    a->mac_set != b->mac_set || !rte_is_same_ether_addr(&a->mac, &b->mac))
+			restart(errs, p, "a port's devargs, MAC or lcore");
+		lsw_path_key(p, "$.PORT", a->name);
+		if (a->mtu != b->mtu) {
+			char pm[LSW_PATH_LEN];
+			lsw_path_key(pm, p, "mtu");
+			restart(errs, pm, "the MTU (the mbuf size follows it)");
+		}
+		if (a->n_addr != b->n_addr || !SAME(a->addr, b->addr))
+			restart(errs, "$.INTERFACE", "changing addresses");
+		/* A PG or queue may take another profile, but not another pool: its packets in
+		 * flight give their buffer back to the pool they were charged to. */
+		for (int k = 0; k < 8; k++) {
+			if (oq->profile[oq->port[i].pg_profile[k]].pool !=
+			    nq->profile[nq->port[i].pg_profile[k]].pool) {
+				snprintf(p, sizeof(p), "$.BUFFER_PG['%s|%d']", a->name, k);
+				restart(errs, p, "moving a PG to another pool");
+			}
+			if (oq->profile[oq->port[i].q_profile[k]].pool !=
+			    nq->profile[nq->port[i].q_profile[k]].pool) {
+				snprintf(p, sizeof(p), "$.BUFFER_QUEUE['%s|%d']", a->name, k);
+				restart(errs, p, "moving a queue to another pool");
+			}
+		}
+	}
+	if (o->n_routes != n->n_routes ||
+	    (o->n_routes && memcmp(o->routes, n->routes, o->n_routes * sizeof(*o->routes)) != 0))
+		restart(errs, "$.STATIC_ROUTE", "changing static routes");
+	if (o->n_neighs != n->n_neighs ||
+	    (o->n_neighs && memcmp(o->neighs, n->neighs, o->n_neighs * sizeof(*o->neighs)) != 0))
+		restart(errs, "$.NEIGH", "changing static neighbors");
+	if (oq->buf.cell != nq->buf.cell || oq->buf.n_ai_sizes != nq->buf.n_ai_sizes ||
+	    !SAME(oq->buf.ai_sizes, nq->buf.ai_sizes))
+		restart(errs, "$.LSW.buffer", "the cell size or the AI packet sizes");
+	if (oq->n_pools != nq->n_pools) {
+		restart(errs, "$.BUFFER_POOL", "adding or removing pools");
+		return;
+	}
+	for (uint16_t i = 0; i < oq->n_pools; i++)
+		if (strcmp(oq->pool[i].name, nq->pool[i].name) != 0 ||
+		    oq->pool[i].type != nq->pool[i].type) {
+			lsw_path_key(p, "$.BUFFER_POOL", nq->pool[i].name);
+			restart(errs, p, "renaming, reordering or retyping pools");
+		}
+}
+
+int
+lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
+{
+	struct lsw_config *o = sw->cfg;
+
+	for (uint16_t i = 0; i < n->n_ports; i++) {
+		if (n->port[i].speed != o->port[i].speed && n->port[i].speed != 0)
+			sw->port[i].speed = n->port[i].speed;
+		if (n->port[i].admin_up != o->port[i].admin_up)
+			lsw_port_set_admin(sw, i, n->port[i].admin_up);
+	}
+	sw->cfg = n;
+	struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+	if (conf == NULL) {
+		sw->cfg = o;
+		return -1;
+	}
+	lsw_snapshot_publish(sw, conf);
+	lsw_config_free(o);
+	LSW_LOG(INFO, "configuration changed at run time");
+	return 0;
+}
