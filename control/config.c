@@ -106,8 +106,9 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		"main_lcore", "workers", "idle_sleep_us", "mbufs", "memory_mb", "rx_descriptors",
 		"tx_descriptors", "file_prefix", "rpc_socket", "log_level", "ecmp_seed",
 		"arp_retry_ms", "arp_tries", "icmp_rate_limit", "icmp_burst", "rpc_timeout_ms",
-		"rpc_max_request_bytes", "rpc_max_connections", NULL,
+		"rpc_max_request_bytes", "rpc_max_connections", "forwarding", NULL,
 	};
+	static const char *const modes[] = {"queued", "direct", NULL};
 	static const char *const levels[] = {
 		"emerg", "alert", "crit", "error", "warning", "notice", "info", "debug", NULL,
 	};
@@ -152,6 +153,12 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 				     "lcore %u is the main lcore; workers need their own",
 				     g->main_lcore);
 	get_u32(o, path, "idle_sleep_us", 0, 100000, &g->idle_sleep_us, errs);
+	if ((v = json_object_get(o, "forwarding")) != NULL) {
+		unsigned int m;
+		lsw_path_key(p, path, "forwarding");
+		if (lsw_jv_enum(v, p, modes, &m, errs))
+			g->direct = m == 1;
+	}
 	get_u32(o, path, "mbufs", 1024, 1 << 22, &g->mbufs, errs);
 	get_u32(o, path, "memory_mb", 64, 1 << 20, &g->memory_mb, errs);
 	x = g->rx_desc;

@@ -79,6 +79,10 @@ lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t o
 
 	meta->out_port = (uint8_t)out;
 	meta->queue = conf->mmu.tc_q[out][meta->tc];
+	if (unlikely(conf->direct)) {
+		lsw_tx_enqueue(w, conf, out, m);
+		return;
+	}
 	w->adm[w->n_adm++] = m;
 	if (w->n_adm == LSW_BURST)
 		lsw_admit_flush(w, conf);

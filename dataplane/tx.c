@@ -47,7 +47,8 @@ void
 lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	       struct rte_mbuf *m)
 {
-	if (likely(conf->port[port].owner == w->idx))
+	/* Direct forwarding stages every port's packets and sends them in bursts. */
+	if (likely(conf->port[port].owner == w->idx) && !conf->direct)
 		push_local(w, conf, port, m);
 	else
 		stage(w, conf, port, m);
@@ -61,7 +62,10 @@ lsw_tx_ctl(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	lsw_tx_enqueue(w, conf, port, m);
 }
 
-/* Hand staged packets to the owner of @port. */
+static void tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		     struct rte_mbuf **pkts, uint16_t n);
+
+/* Hand staged packets to the owner of @port (or, forwarding direct, to the PMD). */
 void
 lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port)
 {
@@ -71,6 +75,10 @@ lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 	if (n == 0)
 		return;
 	b->n = 0;
+	if (conf->port[port].owner == w->idx) {
+		tx_burst(w, conf, port, b->pkt, n);
+		return;
+	}
 	sent = (uint16_t)rte_ring_sp_enqueue_burst(w->dp->handoff[w->idx][port],
 						   (void **)b->pkt, n, NULL);
 	for (uint16_t i = sent; i < n; i++)

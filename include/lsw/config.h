@@ -68,6 +68,7 @@ struct lsw_global_conf {
 	uint16_t n_workers;
 	unsigned int workers[LSW_MAX_WORKERS];
 	uint32_t idle_sleep_us;
+	bool direct;                       /* forwarding: "direct" skips MMU, queues, shaper */
 	uint32_t mbufs;
 	uint32_t memory_mb;                /* 0 = computed from mbufs and MTUs */
 	uint16_t rx_desc, tx_desc;

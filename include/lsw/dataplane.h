@@ -39,6 +39,7 @@ struct lsw_dp_conf {
 	uint16_t n_ports;
 	uint16_t n_workers;
 	uint32_t idle_sleep_us;   /* sleep when a loop found nothing to do; 0 = busy poll */
+	uint8_t direct;           /* forwarding "direct": no MMU, queues or shaper (baseline) */
 	uint32_t ecmp_seed;
 	uint32_t arp_retry_ms;    /* ARP request interval for a held next hop */
 	uint32_t arp_tries;       /* requests before held packets are dropped */
