@@ -34,16 +34,19 @@ lsw_hugepages_free(void)
 	return total > 0;
 }
 
+/* One mbuf holds the largest frame: of the port MTUs (plus Ethernet header, one VLAN tag
+ * and the FCS some PMDs hand up) and of the AI packet sizes the buffer is tuned to. */
 uint16_t
 lsw_mbuf_data_room(const struct lsw_config *c)
 {
-	uint32_t mtu = 1500;
+	uint32_t frame = 0;
 
 	for (unsigned int i = 0; i < c->n_ports; i++)
-		if (c->port[i].mtu > mtu)
-			mtu = c->port[i].mtu;
-	/* Ethernet header, one VLAN tag and the FCS that some PMDs hand up. */
-	return (uint16_t)(RTE_PKTMBUF_HEADROOM + mtu + RTE_ETHER_HDR_LEN + 4 + RTE_ETHER_CRC_LEN);
+		frame = RTE_MAX(frame, (uint32_t)c->port[i].mtu + RTE_ETHER_HDR_LEN + 4 +
+				RTE_ETHER_CRC_LEN);
+	for (unsigned int i = 0; i < c->qos.buf.n_ai_sizes; i++)
+		frame = RTE_MAX(frame, c->qos.buf.ai_sizes[i]);
+	return (uint16_t)(RTE_PKTMBUF_HEADROOM + RTE_MAX(frame, 1518u));
 }
 
 static void

@@ -90,6 +90,13 @@ test_data_room(void **state)
 	(void)state;
 	/* The largest MTU (9100) plus Ethernet, a tag and FCS fits in one mbuf. */
 	assert_int_equal(lsw_mbuf_data_room(c), RTE_PKTMBUF_HEADROOM + 9100 + 14 + 4 + 4);
+	/* With RoCE-sized MTUs the largest of the frame and the AI packet sizes decides. */
+	c->port[0].mtu = c->port[1].mtu = 4096;
+	assert_int_equal(lsw_mbuf_data_room(c), RTE_PKTMBUF_HEADROOM + 4160);
+	c->port[0].mtu = 4200;
+	assert_int_equal(lsw_mbuf_data_room(c), RTE_PKTMBUF_HEADROOM + 4200 + 22);
+	c->qos.buf.ai_sizes[0] = 4300;
+	assert_int_equal(lsw_mbuf_data_room(c), RTE_PKTMBUF_HEADROOM + 4300);
 	lsw_config_free(c);
 }
 

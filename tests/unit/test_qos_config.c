@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Buffer and QoS configuration: the headroom formula against buffers.md T5, sizes with
+ * units, defaults, computed profiles, and every validation rule by JSON path. */
+#include <math.h>
+#include <string.h>
+#include "harness.h"
+#include "jsonv.h"
+
+static void
+test_headroom_t5(void **state)
+{
+	struct lsw_buffer_conf b = {
+		.cell = 96, .mac_phy_delay = 1024, .pipeline_latency = 18 * 1024,
+		.lossless_mtu = 1024, .small_packet_percentage = 50,
+	};
+	struct lsw_headroom h;
+
+	(void)state;
+	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, &h), 0);
+	assert_true(h.wcf == 2);
+	assert_true(fabs(h.occupancy - 1.1176) < 0.0001);
+	assert_true(fabs(h.cable_bytes - 631.3) < 0.05);
+	assert_true(h.peer_response == 25216);
+	assert_true(fabs(h.propagation - 35971.3) < 0.05);
+	assert_int_equal(h.xoff, 44032);   /* 41984 plus the 2 KB compensation */
+	assert_int_equal(h.xon, 18432);
+	assert_int_equal(h.size, 62464);
+	assert_int_equal(lsw_headroom_calc(&b, 100000, 300, 9100, &h), 0);
+	assert_int_equal(h.xoff, 84992);
+	assert_int_equal(h.size, 103424);
+	/* The generic formula with a 2048-byte cell (a per-mbuf charge): why to charge bytes. */
+	b.headroom_model = 1;
+	b.cell = 2048;
+	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, &h), 0);
+	assert_true(h.wcf == 32);
+	assert_int_equal(h.xoff, 594944);
+}
+
+static void
+test_sizes(void **state)
+{
+	uint64_t b;
+	uint32_t m;
+
+	(void)state;
+	assert_true(lsw_parse_size("14680064", &b) && b == 14680064);
+	assert_true(lsw_parse_size("14MB", &b) && b == 14680064);
+	assert_true(lsw_parse_size("512KB", &b) && b == 524288);
+	assert_true(lsw_parse_size("1.5MiB", &b) && b == 1572864);
+	assert_true(lsw_parse_size("2g", &b) && b == 2147483648ull);
+	assert_false(lsw_parse_size("12XB", &b));
+	assert_false(lsw_parse_size("1.3B", &b));
+	assert_false(lsw_parse_size("-1", &b));
+	assert_false(lsw_parse_size("", &b));
+	assert_true(lsw_parse_length("5m", &m) && m == 5);
+	assert_true(lsw_parse_length("300", &m) && m == 300);
+	assert_true(lsw_parse_length("2km", &m) && m == 2000);
+	assert_false(lsw_parse_length("5 meters", &m));
+}
+
+static const char *base =
+	"{\"LSW\": {\"global\": {\"workers\": [1]}, \"buffer\": {\"size\": \"4MB\"}},"
+	" \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}, \"Ethernet4\": {}},"
+	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\"},"
+	"              \"Ethernet4\": {\"devargs\": \"net_null1\"}},"
+	" \"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\", \"size\": \"4MB\"},"
+	"                 \"egress_lossy_pool\": {\"type\": \"egress\", \"size\": \"3MB\"},"
+	"                 \"egress_lossless_pool\": {\"type\": \"egress\", \"mode\": \"static\"}},"
+	" \"BUFFER_PROFILE\": {"
+	"   \"ingress_lossy_profile\": {\"pool\": \"ingress_lossless_pool\", \"dynamic_th\": \"3\"},"
+	"   \"egress_lossy_profile\": {\"pool\": \"egress_lossy_pool\", \"size\": \"1518\","
+	"                            \"dynamic_th\": \"0\"},"
+	"   \"egress_lossless_profile\": {\"pool\": \"[BUFFER_POOL|egress_lossless_pool]\","
+	"                               \"static_th\": \"4MB\"}},"
+	" \"BUFFER_PG\": {\"Ethernet0|3-4\": {\"profile\": \"NULL\"}},"
+	" \"BUFFER_QUEUE\": {\"Ethernet0,Ethernet4|3-4\": {\"profile\": \"egress_lossless_profile\"}},"
+	" \"CABLE_LENGTH\": {\"AZURE\": {\"Ethernet0\": \"5m\"}},"
+	" \"SCHEDULER\": {\"scheduler.1\": {\"type\": \"DWRR\", \"weight\": \"15\"}},"
+	" \"QUEUE\": {\"Ethernet4|3\": {\"scheduler\": \"scheduler.1\"}},"
+	" \"DSCP_TO_TC_MAP\": {\"RDMA\": {\"26\": \"3\", \"48\": \"6\"}},"
+	" \"PORT_QOS_MAP\": {\"Ethernet4\": {\"dscp_to_tc_map\": \"RDMA\"}}}";
+
+static void
+merge(json_t *target, json_t *patch)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(patch, k, v) {
+		json_t *t = json_object_get(target, k);
+		if (json_is_null(v))
+			json_object_del(target, k);
+		else if (json_is_object(v) && json_is_object(t))
+			merge(t, v);
+		else
+			json_object_set(target, k, v);
+	}
+}
+
+static struct lsw_config *
+load(const char *patch, struct lsw_errs *errs)
+{
+	json_t *doc = json_loads(base, 0, NULL), *p = json_loads(patch, 0, NULL);
+
+	assert_non_null(doc);
+	if (p == NULL)
+		fail_msg("bad patch JSON: %s", patch);
+	merge(doc, p);
+	struct lsw_config *c = lsw_config_from_json(doc, errs);
+	json_decref(doc);
+	json_decref(p);
+	return c;
+}
+
+static int
+profile(const struct lsw_config *c, const char *name)
+{
+	for (uint16_t i = 0; i < c->qos.n_profiles; i++)
+		if (strcmp(c->qos.profile[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static void
+test_good(void **state)
+{
+	struct lsw_errs errs;
+	struct lsw_config *c = load("{}", &errs);
+
+	(void)state;
+	if (c == NULL)
+		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
+	const struct lsw_qos_conf *q = &c->qos;
+	assert_int_equal(q->buf.total, 4 << 20);
+	assert_int_equal(q->buf.cell, 64);
+	/* BUFFER_PG "NULL": T5's profile for 100G and 5m, with our 64-byte cell. */
+	int p = profile(c, "pg_lossless_100000_5m_profile");
+	assert_true(p >= 0);
+	assert_true(q->profile[p].computed && q->profile[p].xoff > 0);
+	assert_int_equal(q->port[0].pg_profile[3], p);
+	assert_int_equal(q->port[0].pg_profile[4], p);
+	assert_int_equal(q->port[0].pg_profile[0], profile(c, "ingress_lossy_profile"));
+	assert_int_equal(q->port[1].q_profile[3], profile(c, "egress_lossless_profile"));
+	assert_int_equal(q->port[1].q_profile[0], profile(c, "egress_lossy_profile"));
+	assert_int_equal(q->profile[profile(c, "egress_lossless_profile")].mode, LSW_TH_STATIC);
+	assert_string_equal(q->sched[q->port[1].q_sched[3]].name, "scheduler.1");
+	assert_int_equal(q->sched[q->port[1].q_sched[2]].weight, 1);
+	/* Maps: AZURE by default, the user's where bound; unmapped DSCPs go to TC 0. */
+	assert_int_equal(q->map[LSW_MAP_DSCP_TO_TC][q->port[0].map[LSW_MAP_DSCP_TO_TC]].v[3], 3);
+	assert_int_equal(q->map[LSW_MAP_DSCP_TO_TC][q->port[0].map[LSW_MAP_DSCP_TO_TC]].v[0], 1);
+	const struct lsw_map_conf *rdma = &q->map[LSW_MAP_DSCP_TO_TC][q->port[1].map[0]];
+	assert_string_equal(rdma->name, "RDMA");
+	assert_int_equal(rdma->v[26], 3);
+	assert_int_equal(rdma->v[3], 0);
+	assert_int_equal(q->map[LSW_MAP_TC_TO_PG][0].v[3], 3);
+	assert_int_equal(q->map[LSW_MAP_TC_TO_PG][0].v[5], 0);
+	lsw_config_free(c);
+}
+
+struct bad {
+	const char *patch, *path, *words;
+};
+
+static const struct bad bads[] = {
+	{"{\"LSW\": {\"buffer\": {\"size\": \"12XB\"}}}", "$.LSW.buffer.size", "size in bytes"},
+	{"{\"LSW\": {\"buffer\": {\"size\": \"1KB\"}}}", "$.LSW.buffer.size", "64KB"},
+	{"{\"LSW\": {\"buffer\": {\"ai_packet_sizes\": [10]}}}", "$.LSW.buffer.ai_packet_sizes[0]",
+	 "range"},
+	{"{\"LSW\": {\"buffer\": {\"ai_packet_sizes\": []}}}", "$.LSW.buffer.ai_packet_sizes",
+	 "array"},
+	{"{\"LSW\": {\"buffer\": {\"headroom_model\": \"x\"}}}", "$.LSW.buffer.headroom_model",
+	 "one of"},
+	{"{\"LSW\": {\"buffer\": {\"cells\": 64}}}", "$.LSW.buffer.cells", "unknown"},
+	{"{\"BUFFER_POOL\": {\"p\": {\"size\": \"1MB\"}}}", "$.BUFFER_POOL.p.type", "required"},
+	{"{\"BUFFER_POOL\": {\"p\": {\"type\": \"both\"}}}", "$.BUFFER_POOL.p.type", "one of"},
+	{"{\"BUFFER_POOL\": {\"p\": {\"type\": \"egress\", \"size\": \"5MB\"}}}",
+	 "$.BUFFER_POOL.p.size", "more than the buffer"},
+	{"{\"BUFFER_POOL\": {\"p\": {\"type\": \"egress\", \"xoff\": \"1KB\"}}}",
+	 "$.BUFFER_POOL.p.xoff", "ingress"},
+	{"{\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"xoff\": \"4MB\"}}}",
+	 "$.BUFFER_POOL.ingress_lossless_pool.xoff", "smaller"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"nope\", \"dynamic_th\": \"0\"}}}",
+	 "$.BUFFER_PROFILE.x.pool", "no BUFFER_POOL"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"128\"}}}",
+	 "$.BUFFER_PROFILE.x.dynamic_th", "range"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"-129\"}}}",
+	 "$.BUFFER_PROFILE.x.dynamic_th", "range"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\"}}}", "$.BUFFER_PROFILE.x",
+	 "exactly one"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\", \"static_th\": \"1KB\"}}}",
+	 "$.BUFFER_PROFILE.x.static_th", "dynamic"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossless_pool\", \"dynamic_th\": \"0\"}}}",
+	 "$.BUFFER_PROFILE.x.dynamic_th", "static"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"0\","
+	 " \"xoff\": \"1KB\"}}}", "$.BUFFER_PROFILE.x", "egress pool"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"ingress_lossless_pool\", \"dynamic_th\": \"0\","
+	 " \"xoff\": \"40KB\", \"size\": \"20KB\"}}}", "$.BUFFER_PROFILE.x.size", "headroom"},
+	{"{\"BUFFER_PROFILE\": {\"NULL\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"0\"}}}",
+	 "$.BUFFER_PROFILE.NULL", "NULL"},
+	{"{\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"nope\"}}}",
+	 "$.BUFFER_PG['Ethernet0|3'].profile", "no BUFFER_PROFILE"},
+	{"{\"BUFFER_PG\": {\"Ethernet0|0\": {\"profile\": \"egress_lossy_profile\"}}}",
+	 "$.BUFFER_PG['Ethernet0|0'].profile", "egress pool"},
+	{"{\"BUFFER_QUEUE\": {\"Ethernet0|0\": {\"profile\": \"ingress_lossy_profile\"}}}",
+	 "$.BUFFER_QUEUE['Ethernet0|0'].profile", "ingress pool"},
+	{"{\"BUFFER_PG\": {\"Ethernet0|0-3\": {\"profile\": \"ingress_lossy_profile\"}}}",
+	 "$.BUFFER_PG['Ethernet0|0-3']", "already bound"},
+	{"{\"BUFFER_PG\": {\"Ethernet0|6-8\": {\"profile\": \"ingress_lossy_profile\"}}}",
+	 "$.BUFFER_PG['Ethernet0|6-8']", "range"},
+	{"{\"BUFFER_PG\": {\"Ethernet0|5-4\": {\"profile\": \"ingress_lossy_profile\"}}}",
+	 "$.BUFFER_PG['Ethernet0|5-4']", "range"},
+	{"{\"BUFFER_PG\": {\"Ethernet9|5\": {\"profile\": \"ingress_lossy_profile\"}}}",
+	 "$.BUFFER_PG['Ethernet9|5']", "no port"},
+	{"{\"BUFFER_PG\": {\"Ethernet0\": {\"profile\": \"ingress_lossy_profile\"}}}",
+	 "$.BUFFER_PG.Ethernet0", "keys are"},
+	{"{\"BUFFER_PG\": {\"Ethernet4|3\": {\"profile\": \"NULL\"}}}",
+	 "$.BUFFER_PG['Ethernet4|3'].profile", "speed"},
+	{"{\"BUFFER_PG\": {\"Ethernet0|3-4\": null, \"Ethernet0|3\": {\"profile\": \"NULL\"}},"
+	 " \"CABLE_LENGTH\": null}", "$.BUFFER_PG['Ethernet0|3'].profile", "CABLE_LENGTH"},
+	{"{\"BUFFER_PROFILE\": {\"ingress_lossy_profile\": {\"size\": \"4MB\"}}}",
+	 "$.BUFFER_POOL.ingress_lossless_pool", "no shared buffer"},
+	{"{\"CABLE_LENGTH\": {\"AZURE\": {\"Ethernet0\": \"5 meters\"}}}",
+	 "$.CABLE_LENGTH.AZURE.Ethernet0", "length"},
+	{"{\"CABLE_LENGTH\": {\"AZURE\": {\"Ethernet7\": \"5m\"}}}",
+	 "$.CABLE_LENGTH.AZURE.Ethernet7", "no port"},
+	{"{\"LOSSLESS_TRAFFIC_PATTERN\": {\"AZURE\": {\"small_packet_percentage\": \"101\"}}}",
+	 "$.LOSSLESS_TRAFFIC_PATTERN.AZURE.small_packet_percentage", "range"},
+	{"{\"DEFAULT_LOSSLESS_BUFFER_PARAMETER\": {\"AZURE\": {\"over_subscribe_ratio\": \"2\"}}}",
+	 "$.DEFAULT_LOSSLESS_BUFFER_PARAMETER.AZURE.over_subscribe_ratio", "unknown"},
+	{"{\"DSCP_TO_TC_MAP\": {\"M\": {\"64\": \"1\"}}}", "$.DSCP_TO_TC_MAP.M['64']", "DSCP"},
+	{"{\"DSCP_TO_TC_MAP\": {\"M\": {\"1\": \"8\"}}}", "$.DSCP_TO_TC_MAP.M['1']", "range"},
+	{"{\"TC_TO_QUEUE_MAP\": {\"M\": {\"8\": \"1\"}}}", "$.TC_TO_QUEUE_MAP.M['8']",
+	 "traffic classes"},
+	{"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"tc_to_pg_map\": \"nope\"}}}",
+	 "$.PORT_QOS_MAP.Ethernet0.tc_to_pg_map", "no TC_TO_PRIORITY_GROUP_MAP"},
+	{"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,4\"}}}",
+	 "$.PORT_QOS_MAP.Ethernet0.pfc_enable", "unknown"},
+	{"{\"PORT_QOS_MAP\": {\"Ethernet5\": {}}}", "$.PORT_QOS_MAP.Ethernet5", "no port"},
+	{"{\"SCHEDULER\": {\"s\": {\"type\": \"STRICT\", \"weight\": \"3\"}}}",
+	 "$.SCHEDULER.s.weight", "no weight"},
+	{"{\"SCHEDULER\": {\"s\": {\"type\": \"DWRR\"}}}", "$.SCHEDULER.s.weight", "required"},
+	{"{\"SCHEDULER\": {\"s\": {\"type\": \"DWRR\", \"weight\": \"101\"}}}",
+	 "$.SCHEDULER.s.weight", "range"},
+	{"{\"SCHEDULER\": {\"s\": {\"type\": \"FAIR\"}}}", "$.SCHEDULER.s.type", "one of"},
+	{"{\"QUEUE\": {\"Ethernet4|3\": {\"scheduler\": \"nope\"}}}",
+	 "$.QUEUE['Ethernet4|3'].scheduler", "no SCHEDULER"},
+	{"{\"QUEUE\": {\"Ethernet4|3\": {\"wred_profile\": \"AZURE_LOSSLESS\"}}}",
+	 "$.QUEUE['Ethernet4|3'].wred_profile", "unknown"},
+};
+
+static void
+test_bad(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < RTE_DIM(bads); i++) {
+		struct lsw_errs errs;
+		struct lsw_config *c = load(bads[i].patch, &errs);
+		bool found = false;
+		if (c != NULL)
+			fail_msg("accepted: %s", bads[i].patch);
+		for (unsigned int e = 0; e < errs.n && e < LSW_ERRS_MAX; e++)
+			if (strcmp(errs.e[e].path, bads[i].path) == 0 &&
+			    strstr(errs.e[e].msg, bads[i].words) != NULL)
+				found = true;
+		if (!found) {
+			for (unsigned int e = 0; e < errs.n && e < LSW_ERRS_MAX; e++)
+				print_error("  got %s: %s\n", errs.e[e].path, errs.e[e].msg);
+			fail_msg("%s: no error '%s' at %s", bads[i].patch, bads[i].words,
+				 bads[i].path);
+		}
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_headroom_t5),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
