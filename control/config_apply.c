@@ -12,9 +12,11 @@
  * and neighbors) is refused with its JSON path and "needs a restart".
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include "lsw/log.h"
 #include "jsonv.h"
+#include "eal.h"
 #include "switch.h"
 
 json_t *
@@ -95,10 +97,13 @@ lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
 		    a->mac_set != b->mac_set || !rte_is_same_ether_addr(&a->mac, &b->mac))
 			restart(errs, p, "a port's devargs, MAC or lcore");
 		lsw_path_key(p, "$.PORT", a->name);
-		if (a->mtu != b->mtu) {
+		/* A new MTU restarts the port, if a frame of it fits the mbufs lsw has. */
+		if (a->mtu != b->mtu &&
+		    (uint32_t)b->mtu + RTE_ETHER_HDR_LEN + 4 + RTE_ETHER_CRC_LEN >
+		    (uint32_t)(lsw_mbuf_data_room(o) - RTE_PKTMBUF_HEADROOM)) {
 			char pm[LSW_PATH_LEN];
 			lsw_path_key(pm, p, "mtu");
-			restart(errs, pm, "the MTU (the mbuf size follows it)");
+			restart(errs, pm, "an MTU larger than the mbufs lsw started with");
 		}
 		if (a->n_addr != b->n_addr || !SAME(a->addr, b->addr))
 			restart(errs, "$.INTERFACE", "changing addresses");
@@ -138,10 +143,26 @@ lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
 		}
 }
 
+/* Returns 0; -1 out of memory; -2 a port refused its new MTU (@n is then freed, and the
+ * running config says what each port really has). */
 int
 lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 {
 	struct lsw_config *o = sw->cfg;
+
+	/* Port restarts first, each with its own snapshots, on the running config. */
+	for (uint16_t i = 0; i < n->n_ports; i++) {
+		if (n->port[i].mtu == o->port[i].mtu)
+			continue;
+		if (lsw_port_set_mtu(sw, i, n->port[i].mtu) != 0) {
+			lsw_config_free(n);
+			return -2;
+		}
+		json_t *pt = json_object_get(json_object_get(o->doc, "PORT"), o->port[i].name);
+		char mtu[8];
+		snprintf(mtu, sizeof(mtu), "%u", o->port[i].mtu);
+		json_object_set_new(pt, "mtu", json_string(mtu));
+	}
 
 	for (uint16_t i = 0; i < n->n_ports; i++) {
 		if (n->port[i].speed != o->port[i].speed && n->port[i].speed != 0)

@@ -153,3 +153,55 @@ lsw_port_oper_status(const struct lsw_switch *sw, uint16_t port)
 		return "unknown";
 	return link.link_status ? "up" : "down";
 }
+
+/*
+ * A port restart while the switch forwards: publish a snapshot in which the port is
+ * suspended (its worker stops polling it and sending on it; its queues keep their
+ * packets), wait for the grace period, stop the port, change it, start it, and publish it
+ * back. The other ports never stop. net_tap changes its MTU live instead: it cannot be
+ * restarted once its kernel side has moved to another namespace.
+ */
+int
+lsw_port_set_mtu(struct lsw_switch *sw, uint16_t port, uint16_t mtu)
+{
+	struct lsw_port_conf *pc = &sw->cfg->port[port];
+	uint16_t id = sw->port[port].port_id, old = pc->mtu;
+	struct lsw_dp_conf *conf;
+	int rc;
+
+	if (strcmp(sw->port[port].driver, "net_tap") == 0) {
+		rc = rte_eth_dev_set_mtu(id, mtu);
+		if (rc == -ENODEV) {
+			/* The kernel side is in another namespace: lsw enforces the MTU on what it
+			 * sends; the host's side is set where it lives. */
+			LSW_LOG(WARNING, "%s: the tap's kernel side is out of reach (another "
+				"namespace?); set its MTU there to %u", pc->name, mtu);
+			rc = 0;
+		}
+	} else {
+		sw->suspended[port] = true;
+		if ((conf = lsw_snapshot_build(sw)) == NULL) {
+			sw->suspended[port] = false;
+			return -1;
+		}
+		lsw_snapshot_publish(sw, conf);
+		rc = rte_eth_dev_stop(id);
+		if (rc == 0) {
+			rc = rte_eth_dev_set_mtu(id, mtu);
+			if (rc == -ENOTSUP)
+				rc = 0; /* the PMD has no MTU of its own (net_null, net_pcap) */
+			int rs = rte_eth_dev_start(id);
+			if (rc == 0)
+				rc = rs;
+		}
+		sw->suspended[port] = false;
+	}
+	if (rc == 0)
+		pc->mtu = mtu;
+	else
+		LSW_LOG(ERR, "%s: MTU %u -> %u: %s", pc->name, old, mtu, rte_strerror(-rc));
+	if ((conf = lsw_snapshot_build(sw)) != NULL)
+		lsw_snapshot_publish(sw, conf);
+	LSW_LOG(INFO, "%s: MTU %u", pc->name, pc->mtu);
+	return rc == 0 ? 0 : -1;
+}

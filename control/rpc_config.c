@@ -80,7 +80,13 @@ config_set(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 
 	if (n == NULL)
 		return NULL;
-	if (lsw_config_apply(sw, n) != 0) {
+	int rc = lsw_config_apply(sw, n);
+	if (rc == -2) {
+		lsw_rpc_fail(e, LSW_RPC_ERR_DEVICE, "a port refused its new MTU (see the log); "
+			     "the rest was not applied");
+		return NULL;
+	}
+	if (rc != 0) {
 		lsw_config_free(n);
 		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory; nothing changed");
 		return NULL;

@@ -103,6 +103,7 @@ lsw_snapshot_build(const struct lsw_switch *sw)
 		struct lsw_dp_port *p = &d->port[i];
 		p->port_id = sw->port[i].port_id;
 		p->admin_up = pc->admin_up;
+		p->suspended = sw->suspended[i];
 		p->mtu = pc->mtu;
 		p->mac = sw->port[i].mac;
 		p->n_addr = pc->n_addr;

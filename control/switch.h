@@ -34,6 +34,7 @@ struct lsw_switch {
 	struct lsw_lcore_counters base; /* counters at the last stats.clear */
 	struct rte_eth_stats pmd_base[LSW_MAX_PORTS];
 	struct lsw_mmu_lcore *mmu_base; /* MMU counters at the last stats.clear */
+	bool suspended[LSW_MAX_PORTS];  /* port being reconfigured (see ports.c) */
 	uint64_t start_ns;
 	bool hugepages;
 };
@@ -45,6 +46,8 @@ uint64_t lsw_now_ns(void);
 int lsw_ports_init(struct lsw_switch *sw);
 void lsw_ports_close(struct lsw_switch *sw);
 int lsw_port_set_admin(struct lsw_switch *sw, uint16_t port, bool up);
+/* Restart @port with @mtu while the others forward; 0, or -1 (the port keeps its MTU). */
+int lsw_port_set_mtu(struct lsw_switch *sw, uint16_t port, uint16_t mtu);
 const char *lsw_port_oper_status(const struct lsw_switch *sw, uint16_t port);
 
 /* snapshot.c */

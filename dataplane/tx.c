@@ -76,6 +76,11 @@ lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 		return;
 	b->n = 0;
 	if (conf->port[port].owner == w->idx) {
+		if (unlikely(conf->port[port].suspended)) {
+			for (uint16_t i = 0; i < n; i++)
+				lsw_count_drop(w, port, LSW_DROP_L3_EGRESS_LINK_DOWN, b->pkt[i]);
+			return;
+		}
 		tx_burst(w, conf, port, b->pkt, n);
 		return;
 	}
@@ -181,6 +186,8 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 		lsw_egress_drop_all(w, conf, port, LSW_DROP_L3_EGRESS_LINK_DOWN);
 		return 0;
 	}
+	if (unlikely(conf->port[port].suspended))
+		return 0; /* its queues wait for the port to come back */
 	uint32_t queued = lsw_fifo_count(&s->ctl);
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		queued |= lsw_fifo_count(&s->q[q]);

@@ -163,6 +163,8 @@ lsw_worker_main(void *arg)
 
 		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 			uint16_t port = conf->owned[w->idx][i];
+			if (unlikely(conf->port[port].suspended))
+				continue;
 			uint16_t n = rte_eth_rx_burst(conf->port[port].port_id, 0, pkts, LSW_BURST);
 			if (n == 0)
 				continue;

@@ -60,6 +60,17 @@ def test_netns():
         # TTL 1: the switch answers time exceeded from its address on the way in.
         r = ns(a, "ping", "-c", "1", "-t", "1", "-W", "5", "192.168.2.2", check=False)
         assert "From 192.168.1.1" in r.stdout and "Time to live exceeded" in r.stdout, r.stdout
+        # A smaller MTU on the far port, at run time: that port restarts alone, and a
+        # too-large DF packet gets ICMP fragmentation-needed with the new MTU.
+        assert sw.rpc("config.set", {"config": {"PORT": {"Ethernet4": {"mtu": "1400"}}}}) \
+            == {"applied": True}
+        ns(b, "ip", "link", "set", "dev", hosts["b"][0], "mtu", "1400")
+        r = ns(a, "ping", "-c", "1", "-W", "5", "-M", "do", "-s", "1450", "192.168.2.2",
+               check=False)
+        assert "mtu = 1400" in r.stdout + r.stderr, r.stdout + r.stderr
+        r = ns(a, "ping", "-c", "2", "-W", "5", "-M", "do", "-s", "1372", "192.168.2.2",
+               check=False)
+        assert r.returncode == 0, r.stdout + r.stderr
         nbrs = {n["ip"]: n for n in sw.rpc("neighbor.list")}
         assert nbrs["192.168.1.2"]["mac"] == hosts["a"][4], nbrs
         assert nbrs["192.168.2.2"]["mac"] == hosts["b"][4], nbrs

@@ -110,7 +110,7 @@ def methods(sw):
     expect_error(sw, "no.such", None, -32601)
     # Run-time configuration: refused changes name their path and change nothing.
     before = sw.rpc("config.get")
-    expect_error(sw, "config.set", {"config": {"PORT": {"Ethernet0": {"mtu": "1500"}}}},
+    expect_error(sw, "config.set", {"config": {"PORT": {"Ethernet0": {"mtu": "9216"}}}},
                  -32602, "$.PORT.Ethernet0.mtu")
     expect_error(sw, "config.set", {"config": {"STATIC_ROUTE": {"10.8.0.0/16": {
         "nexthop": "10.0.1.1"}}}}, -32602, "$.STATIC_ROUTE")
@@ -127,6 +127,11 @@ def methods(sw):
         {"applied": True}
     assert sw.rpc("port.list")[1]["speed"] == 25000
     assert sw.rpc("config.get")["PORT"]["Ethernet4"]["speed"] == "25000"
+    # A smaller MTU restarts that port alone, cleanly.
+    assert sw.rpc("config.set", {"config": {"PORT": {"Ethernet4": {"mtu": "1500"}}}}) == \
+        {"applied": True}
+    assert sw.rpc("port.list")[1]["mtu"] == 1500
+    assert sw.rpc("config.get")["PORT"]["Ethernet4"]["mtu"] == "1500"
 
 
 def framing(sock):
