@@ -44,22 +44,6 @@ global_defaults(struct lsw_global_conf *g)
 	};
 }
 
-/* Read @key of @obj into *@out if present, within [min, max]. */
-static void
-get_u32(json_t *obj, const char *path, const char *key, uint64_t min, uint64_t max,
-	uint32_t *out, struct lsw_errs *errs)
-{
-	json_t *v = json_object_get(obj, key);
-	char p[LSW_PATH_LEN];
-	uint64_t x;
-
-	if (v == NULL)
-		return;
-	lsw_path_key(p, path, key);
-	if (lsw_jv_uint(v, p, min, max, &x, errs))
-		*out = (uint32_t)x;
-}
-
 static void
 get_str(json_t *obj, const char *path, const char *key, char *out, size_t size,
 	struct lsw_errs *errs)
@@ -152,20 +136,20 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 			lsw_errs_add(errs, "$.LSW.global.workers",
 				     "lcore %u is the main lcore; workers need their own",
 				     g->main_lcore);
-	get_u32(o, path, "idle_sleep_us", 0, 100000, &g->idle_sleep_us, errs);
+	lsw_jv_get_u32(o, path, "idle_sleep_us", 0, 100000, &g->idle_sleep_us, errs);
 	if ((v = json_object_get(o, "forwarding")) != NULL) {
 		unsigned int m;
 		lsw_path_key(p, path, "forwarding");
 		if (lsw_jv_enum(v, p, modes, &m, errs))
 			g->direct = m == 1;
 	}
-	get_u32(o, path, "mbufs", 1024, 1 << 22, &g->mbufs, errs);
-	get_u32(o, path, "memory_mb", 64, 1 << 20, &g->memory_mb, errs);
+	lsw_jv_get_u32(o, path, "mbufs", 1024, 1 << 22, &g->mbufs, errs);
+	lsw_jv_get_u32(o, path, "memory_mb", 64, 1 << 20, &g->memory_mb, errs);
 	x = g->rx_desc;
-	get_u32(o, path, "rx_descriptors", 64, 16384, &x, errs);
+	lsw_jv_get_u32(o, path, "rx_descriptors", 64, 16384, &x, errs);
 	g->rx_desc = (uint16_t)x;
 	x = g->tx_desc;
-	get_u32(o, path, "tx_descriptors", 64, 16384, &x, errs);
+	lsw_jv_get_u32(o, path, "tx_descriptors", 64, 16384, &x, errs);
 	g->tx_desc = (uint16_t)x;
 	get_str(o, path, "file_prefix", g->file_prefix, sizeof(g->file_prefix), errs);
 	get_str(o, path, "rpc_socket", g->rpc_socket, sizeof(g->rpc_socket), errs);
@@ -175,14 +159,14 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		if (lsw_jv_enum(v, p, levels, &l, errs))
 			snprintf(g->log_level, sizeof(g->log_level), "%s", levels[l]);
 	}
-	get_u32(o, path, "ecmp_seed", 0, UINT32_MAX, &g->ecmp_seed, errs);
-	get_u32(o, path, "arp_retry_ms", 10, 60000, &g->arp_retry_ms, errs);
-	get_u32(o, path, "arp_tries", 1, 100, &g->arp_tries, errs);
-	get_u32(o, path, "icmp_rate_limit", 0, 1000000, &g->icmp_rate, errs);
-	get_u32(o, path, "icmp_burst", 1, 100000, &g->icmp_burst, errs);
-	get_u32(o, path, "rpc_timeout_ms", 100, 3600000, &g->rpc_timeout_ms, errs);
-	get_u32(o, path, "rpc_max_request_bytes", 4096, 64 << 20, &g->rpc_max_request, errs);
-	get_u32(o, path, "rpc_max_connections", 1, 1024, &g->rpc_max_conns, errs);
+	lsw_jv_get_u32(o, path, "ecmp_seed", 0, UINT32_MAX, &g->ecmp_seed, errs);
+	lsw_jv_get_u32(o, path, "arp_retry_ms", 10, 60000, &g->arp_retry_ms, errs);
+	lsw_jv_get_u32(o, path, "arp_tries", 1, 100, &g->arp_tries, errs);
+	lsw_jv_get_u32(o, path, "icmp_rate_limit", 0, 1000000, &g->icmp_rate, errs);
+	lsw_jv_get_u32(o, path, "icmp_burst", 1, 100000, &g->icmp_burst, errs);
+	lsw_jv_get_u32(o, path, "rpc_timeout_ms", 100, 3600000, &g->rpc_timeout_ms, errs);
+	lsw_jv_get_u32(o, path, "rpc_max_request_bytes", 4096, 64 << 20, &g->rpc_max_request, errs);
+	lsw_jv_get_u32(o, path, "rpc_max_connections", 1, 1024, &g->rpc_max_conns, errs);
 }
 
 static void
@@ -254,9 +238,9 @@ parse_port(json_t *o, const char *path, struct lsw_port_conf *pc, struct lsw_err
 			pc->admin_up = s == 1;
 	}
 	x = pc->mtu;
-	get_u32(o, path, "mtu", LSW_MIN_MTU, LSW_MAX_MTU, &x, errs);
+	lsw_jv_get_u32(o, path, "mtu", LSW_MIN_MTU, LSW_MAX_MTU, &x, errs);
 	pc->mtu = (uint16_t)x;
-	get_u32(o, path, "speed", 1, 800000, &pc->speed, errs);
+	lsw_jv_get_u32(o, path, "speed", 1, 800000, &pc->speed, errs);
 	get_str(o, path, "alias", pc->alias, sizeof(pc->alias), errs);
 	get_str(o, path, "description", pc->description, sizeof(pc->description), errs);
 }

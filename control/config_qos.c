@@ -66,21 +66,6 @@ gcd(uint32_t a, uint32_t b)
 	return a;
 }
 
-static void
-get_u32(json_t *o, const char *path, const char *key, uint64_t min, uint64_t max, uint32_t *out,
-	struct lsw_errs *errs)
-{
-	char p[LSW_PATH_LEN];
-	json_t *v = json_object_get(o, key);
-	uint64_t x;
-
-	if (v == NULL)
-		return;
-	lsw_path_key(p, path, key);
-	if (lsw_jv_uint(v, p, min, max, &x, errs))
-		*out = (uint32_t)x;
-}
-
 static bool
 get_size(json_t *o, const char *path, const char *key, uint64_t max, uint64_t *out,
 	 struct lsw_errs *errs)
@@ -133,7 +118,7 @@ parse_lsw_buffer(json_t *o, struct lsw_buffer_conf *b, struct lsw_errs *errs)
 			}
 		}
 	}
-	get_u32(o, path, "cell_size", 1, LSW_MAX_FRAME, &b->cell, errs);
+	lsw_jv_get_u32(o, path, "cell_size", 1, LSW_MAX_FRAME, &b->cell, errs);
 	if ((v = json_object_get(o, "headroom_model")) != NULL) {
 		unsigned int m;
 		lsw_path_key(p, path, "headroom_model");
@@ -146,8 +131,8 @@ parse_lsw_buffer(json_t *o, struct lsw_buffer_conf *b, struct lsw_errs *errs)
 		b->pipeline_latency = (uint32_t)x;
 	if (get_size(o, path, "peer_response_time", 1 << 20, &x, errs))
 		b->peer_response_time = (uint32_t)x;
-	get_u32(o, path, "shaper_overhead_bytes", 0, 64, &b->shaper_overhead, errs);
-	get_u32(o, path, "shaper_burst_us", 1, 100000, &b->shaper_burst_us, errs);
+	lsw_jv_get_u32(o, path, "shaper_overhead_bytes", 0, 64, &b->shaper_overhead, errs);
+	lsw_jv_get_u32(o, path, "shaper_burst_us", 1, 100000, &b->shaper_burst_us, errs);
 }
 
 /* Tables keyed by a profile name (AZURE) with one entry: LOSSLESS_TRAFFIC_PATTERN and
@@ -169,8 +154,8 @@ parse_lossless_params(json_t *doc, struct lsw_buffer_conf *b, struct lsw_errs *e
 				lsw_path_key(p, "$.LOSSLESS_TRAFFIC_PATTERN", k);
 				if (!lsw_jv_object(o, p, pat_fields, errs))
 					continue;
-				get_u32(o, p, "mtu", 64, LSW_MAX_MTU, &b->lossless_mtu, errs);
-				get_u32(o, p, "small_packet_percentage", 0, 100,
+				lsw_jv_get_u32(o, p, "mtu", 64, LSW_MAX_MTU, &b->lossless_mtu, errs);
+				lsw_jv_get_u32(o, p, "small_packet_percentage", 0, 100,
 					&b->small_packet_percentage, errs);
 			}
 	}

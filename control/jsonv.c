@@ -370,3 +370,18 @@ lsw_jv_size(json_t *v, const char *path, uint64_t max, uint64_t *out, struct lsw
 	*out = b;
 	return true;
 }
+
+void
+lsw_jv_get_u32(json_t *obj, const char *path, const char *key, uint64_t min, uint64_t max,
+	       uint32_t *out, struct lsw_errs *errs)
+{
+	json_t *v = json_object_get(obj, key);
+	char p[LSW_PATH_LEN];
+	uint64_t x;
+
+	if (v == NULL)
+		return;
+	lsw_path_key(p, path, key);
+	if (lsw_jv_uint(v, p, min, max, &x, errs))
+		*out = (uint32_t)x;
+}

@@ -25,6 +25,9 @@ bool lsw_jv_object(json_t *v, const char *path, const char *const *allowed,
 		   struct lsw_errs *errs);
 bool lsw_jv_uint(json_t *v, const char *path, uint64_t min, uint64_t max, uint64_t *out,
 		 struct lsw_errs *errs);
+/* Member @key of @obj, if present, into *@out within [min, max]; absent leaves *@out. */
+void lsw_jv_get_u32(json_t *obj, const char *path, const char *key, uint64_t min,
+		    uint64_t max, uint32_t *out, struct lsw_errs *errs);
 bool lsw_jv_int(json_t *v, const char *path, int64_t min, int64_t max, int64_t *out,
 		struct lsw_errs *errs);
 bool lsw_jv_str(json_t *v, const char *path, size_t maxlen, const char **out,

@@ -317,3 +317,56 @@ t_build_arp(uint8_t *buf, uint16_t op, const char *smac, const char *sip, const 
 	a->arp_data.arp_tip = rte_cpu_to_be_32(t_ip(tip));
 	return 14 + sizeof(*a);
 }
+
+static void
+merge(json_t *target, json_t *patch)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(patch, k, v) {
+		json_t *t = json_object_get(target, k);
+		if (json_is_null(v))
+			json_object_del(target, k);
+		else if (json_is_object(v) && json_is_object(t))
+			merge(t, v);
+		else
+			json_object_set(target, k, v);
+	}
+}
+
+struct lsw_config *
+t_config_patch(const char *base, const char *patch, struct lsw_errs *errs)
+{
+	json_t *doc = json_loads(base, 0, NULL), *p = json_loads(patch, 0, NULL);
+
+	assert_non_null(doc);
+	if (p == NULL)
+		fail_msg("bad patch JSON: %s", patch);
+	merge(doc, p);
+	struct lsw_config *c = lsw_config_from_json(doc, errs);
+	json_decref(doc);
+	json_decref(p);
+	return c;
+}
+
+void
+t_config_refused(const char *base, const char *const (*cases)[3], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *patch = cases[i][0], *path = cases[i][1], *words = cases[i][2];
+		struct lsw_errs errs;
+		struct lsw_config *c = t_config_patch(base, patch, &errs);
+		bool found = false;
+		if (c != NULL)
+			fail_msg("accepted: %s", patch);
+		for (unsigned int e = 0; e < errs.n && e < LSW_ERRS_MAX; e++)
+			if (strcmp(errs.e[e].path, path) == 0 && strstr(errs.e[e].msg, words) != NULL)
+				found = true;
+		if (!found) {
+			for (unsigned int e = 0; e < errs.n && e < LSW_ERRS_MAX; e++)
+				print_error("  got %s: %s\n", errs.e[e].path, errs.e[e].msg);
+			fail_msg("%s: no error '%s' at %s", patch, words, path);
+		}
+	}
+}

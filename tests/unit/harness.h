@@ -59,6 +59,11 @@ uint16_t t_build_arp(uint8_t *buf, uint16_t op, const char *smac, const char *si
 		     const char *tmac, const char *tip, const char *eth_dst);
 uint32_t t_ip(const char *s);
 void t_mac(const char *s, struct rte_ether_addr *m);
+/* Config tests: @base with the RFC 7386 merge patch @patch applied, validated. */
+struct lsw_config *t_config_patch(const char *base, const char *patch, struct lsw_errs *errs);
+/* Each of @n patches over @base must be refused with an error at path[i] holding
+ * words[i]; the arrays are {patch, path, words} triples. */
+void t_config_refused(const char *base, const char *const (*cases)[3], size_t n);
 /* Does the IPv4 header at @ip carry a correct checksum? */
 bool t_ipv4_csum_ok(const struct rte_ipv4_hdr *ip);
 
