@@ -15,9 +15,11 @@
 
 static const char *const map_tables[LSW_MAP_KINDS] = {
 	"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP",
+	"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE",
 };
 static const char *const map_fields[LSW_MAP_KINDS] = {
 	"dscp_to_tc_map", "dot1p_to_tc_map", "tc_to_pg_map", "tc_to_queue_map",
+	"pfc_to_pg_map", "pfc_to_queue_map",
 };
 
 /* SONiC's AZURE maps (reference/buffers.md 5), always present under that name. */
@@ -35,6 +37,8 @@ builtin_maps(struct lsw_qos_conf *q)
 	dscp[3] = 3, dscp[4] = 4, dscp[8] = 0, dscp[46] = 5, dscp[48] = 6;
 	uint8_t *pg = q->map[LSW_MAP_TC_TO_PG][0].v;
 	pg[3] = 3, pg[4] = 4, pg[7] = 7;
+	/* PFC priority n pauses PG n and is honoured on queue n (SONiC's {3:3, 4:4} and the
+	 * identity default). */
 }
 
 static void
@@ -672,12 +676,38 @@ parse_cable(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 	}
 }
 
+/* "3,4" (SONiC's pfc_enable): a priority bit mask; "" is none. */
+static bool
+parse_prio_list(json_t *v, const char *path, uint8_t *mask, struct lsw_errs *errs)
+{
+	const char *s;
+
+	if (!lsw_jv_str(v, path, 32, &s, errs))
+		return false;
+	*mask = 0;
+	/* Digits 0-7 separated by single commas: "", "3", "3,4". */
+	for (const char *c = s; *c; c += 2) {
+		if (*c < '0' || *c > '7' || (c[1] != ',' && c[1] != '\0') ||
+		    (c[1] == ',' && c[2] == '\0')) {
+			lsw_errs_add(errs, path, "'%s' is not a list of priorities 0-7 like \"3,4\"", s);
+			return false;
+		}
+		*mask |= (uint8_t)(1 << (*c - '0'));
+		if (c[1] == '\0')
+			break;
+	}
+	return true;
+}
+
 static void
 parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 {
 	static const char *const fields[] = {
-		"dscp_to_tc_map", "dot1p_to_tc_map", "tc_to_pg_map", "tc_to_queue_map", NULL,
+		"dscp_to_tc_map", "dot1p_to_tc_map", "tc_to_pg_map", "tc_to_queue_map",
+		"pfc_to_pg_map", "pfc_to_queue_map", "pfc_enable", "pfcwd_sw_enable",
+		"pfc_watchdog_status", NULL,
 	};
+	static const char *const wd_states[] = {"disable", "enable", NULL};
 	char p[LSW_PATH_LEN], pf[LSW_PATH_LEN], buf[LSW_QOS_NAME_LEN];
 	const char *key, *s;
 	json_t *o, *v;
@@ -721,6 +751,114 @@ parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 			for (uint16_t port = 0; port < c->n_ports; port++)
 				if (ports[port])
 					c->qos.port[port].map[k] = (uint16_t)m;
+		}
+		/* pfc_enable: the lossless priorities. pfcwd_sw_enable (priorities) or
+		 * pfc_watchdog_status (enable: the pfc_enable ones) arm the watchdog. */
+		uint8_t pfc = 0, wd = 0;
+		bool has_pfc = false, has_wd = false;
+		unsigned int st = 0;
+		if ((v = json_object_get(o, "pfc_enable")) != NULL) {
+			lsw_path_key(pf, p, "pfc_enable");
+			has_pfc = parse_prio_list(v, pf, &pfc, errs);
+		}
+		if ((v = json_object_get(o, "pfcwd_sw_enable")) != NULL) {
+			lsw_path_key(pf, p, "pfcwd_sw_enable");
+			has_wd = parse_prio_list(v, pf, &wd, errs);
+		}
+		if ((v = json_object_get(o, "pfc_watchdog_status")) != NULL) {
+			lsw_path_key(pf, p, "pfc_watchdog_status");
+			if (lsw_jv_enum(v, pf, wd_states, &st, errs) && !has_wd) {
+				wd = st ? pfc : 0;
+				has_wd = true;
+			} else if (has_wd && st == 0) {
+				wd = 0;
+			}
+		}
+		if (has_wd && (wd & ~pfc)) {
+			lsw_path_key(pf, p, "pfcwd_sw_enable");
+			lsw_errs_add(errs, pf, "the watchdog watches lossless priorities: 0x%02x is not "
+				     "all in pfc_enable", wd);
+		}
+		for (uint16_t port = 0; port < c->n_ports; port++) {
+			if (!ports[port])
+				continue;
+			if (has_pfc)
+				c->qos.port[port].pfc_enable = pfc;
+			if (has_wd)
+				c->qos.port[port].pfcwd_enable = wd;
+		}
+	}
+}
+
+static void
+parse_pfcwd(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
+{
+	static const char *const gfields[] = {"POLL_INTERVAL", "BIG_RED_SWITCH", NULL};
+	static const char *const pfields[] = {
+		"action", "detection_time", "restoration_time", "pfc_stat_history", NULL,
+	};
+	static const char *const actions[] = {"drop", "forward", "alert", NULL};
+	static const char *const onoff[] = {"disable", "enable", NULL};
+	struct lsw_pfcwd_conf *wd = &c->qos.wd;
+	char p[LSW_PATH_LEN], pf[LSW_PATH_LEN];
+	const char *key;
+	json_t *o, *v;
+	unsigned int x;
+
+	if (!json_is_object(t)) {
+		lsw_errs_add(errs, "$.PFC_WD", "expected an object");
+		return;
+	}
+	if ((o = json_object_get(t, "GLOBAL")) != NULL &&
+	    lsw_jv_object(o, "$.PFC_WD.GLOBAL", gfields, errs)) {
+		lsw_jv_get_u32(o, "$.PFC_WD.GLOBAL", "POLL_INTERVAL", 100, 1000, &wd->poll_ms, errs);
+		if ((v = json_object_get(o, "BIG_RED_SWITCH")) != NULL &&
+		    lsw_jv_enum(v, "$.PFC_WD.GLOBAL.BIG_RED_SWITCH", onoff, &x, errs))
+			wd->big_red_switch = x == 1;
+	}
+	json_object_foreach(t, key, o) {
+		if (strcmp(key, "GLOBAL") == 0)
+			continue;
+		lsw_path_key(p, "$.PFC_WD", key);
+		int pi = lsw_config_port_index(c, key);
+		if (pi < 0) {
+			lsw_errs_add(errs, p, "no port named '%s' (or GLOBAL)", key);
+			continue;
+		}
+		if (!lsw_jv_object(o, p, pfields, errs))
+			continue;
+		struct lsw_pfcwd_port *wp = &wd->port[pi];
+		*wp = (struct lsw_pfcwd_port){.configured = true, .action = LSW_WD_DROP};
+		if ((v = json_object_get(o, "action")) != NULL) {
+			lsw_path_key(pf, p, "action");
+			if (lsw_jv_enum(v, pf, actions, &x, errs))
+				wp->action = (uint8_t)x;
+		}
+		lsw_path_key(pf, p, "detection_time");
+		if (json_object_get(o, "detection_time") == NULL)
+			lsw_errs_add(errs, pf, "required: 100..5000 ms");
+		lsw_jv_get_u32(o, p, "detection_time", 100, 5000, &wp->detection_ms, errs);
+		lsw_jv_get_u32(o, p, "restoration_time", 100, 60000, &wp->restoration_ms, errs);
+		if ((v = json_object_get(o, "pfc_stat_history")) != NULL) {
+			lsw_path_key(pf, p, "pfc_stat_history");
+			lsw_jv_enum(v, pf, onoff, &x, errs); /* lsw always keeps the history */
+		}
+	}
+	/* The detection must span whole polls (sonic-pfcwd.yang). */
+	for (uint16_t i = 0; i < c->n_ports; i++) {
+		const struct lsw_pfcwd_port *wp = &wd->port[i];
+		if (!wp->configured)
+			continue;
+		lsw_path_key(p, "$.PFC_WD", c->port[i].name);
+		if (wp->detection_ms && wp->detection_ms < wd->poll_ms) {
+			lsw_path_key(pf, p, "detection_time");
+			lsw_errs_add(errs, pf, "%u ms is shorter than POLL_INTERVAL (%u ms)",
+				     wp->detection_ms, wd->poll_ms);
+		}
+		if (wp->restoration_ms && wp->restoration_ms < wd->poll_ms) {
+			lsw_path_key(pf, p, "restoration_time");
+			lsw_errs_add(errs, pf, "%u ms is shorter than POLL_INTERVAL (%u ms)",
+				     wp->restoration_ms, wd->poll_ms);
 		}
 	}
 }
@@ -842,6 +980,16 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 		parse_cable(t, c, errs);
 	if ((t = json_object_get(doc, "PORT_QOS_MAP")) != NULL)
 		parse_port_qos(t, c, errs);
+	q->wd.poll_ms = 200; /* SONiC's pfcwd start_default */
+	if ((t = json_object_get(doc, "PFC_WD")) != NULL)
+		parse_pfcwd(t, c, errs);
+	for (uint16_t port = 0; port < c->n_ports; port++)
+		if (q->port[port].pfcwd_enable && !q->wd.port[port].configured) {
+			char p[LSW_PATH_LEN];
+			lsw_path_key(p, "$.PORT_QOS_MAP", c->port[port].name);
+			lsw_errs_add(errs, p, "the watchdog is on for %s but PFC_WD has no entry for it "
+				     "(detection_time, action)", c->port[port].name);
+		}
 	if ((t = json_object_get(doc, "QUEUE")) != NULL)
 		parse_queues(t, c, errs);
 	if ((t = json_object_get(doc, "BUFFER_PG")) != NULL)

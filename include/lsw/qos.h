@@ -55,6 +55,8 @@ struct lsw_sched_conf {
 
 enum lsw_map_kind {
 	LSW_MAP_DSCP_TO_TC, LSW_MAP_DOT1P_TO_TC, LSW_MAP_TC_TO_PG, LSW_MAP_TC_TO_QUEUE,
+	LSW_MAP_PFC_TO_PG,    /* PFC_PRIORITY_TO_PRIORITY_GROUP_MAP: whose PG pauses a priority */
+	LSW_MAP_PFC_TO_QUEUE, /* MAP_PFC_PRIORITY_TO_QUEUE: which queue a received PFC pauses */
 	LSW_MAP_KINDS
 };
 
@@ -69,6 +71,23 @@ struct lsw_port_qos {
 	uint16_t q_profile[LSW_NUM_QUEUES];
 	uint16_t q_sched[LSW_NUM_QUEUES];    /* scheduler index */
 	uint32_t cable_m;                    /* CABLE_LENGTH, metres */
+	uint8_t pfc_enable;                  /* priorities PFC pauses and honours (bit each) */
+	uint8_t pfcwd_enable;                /* priorities whose queues the watchdog watches */
+};
+
+enum lsw_pfcwd_action { LSW_WD_DROP, LSW_WD_FORWARD, LSW_WD_ALERT };
+
+struct lsw_pfcwd_port {
+	bool configured;                     /* PFC_WD has an entry for the port */
+	uint8_t action;                      /* enum lsw_pfcwd_action */
+	uint32_t detection_ms;
+	uint32_t restoration_ms;             /* 0: no automatic restoration */
+};
+
+struct lsw_pfcwd_conf {
+	uint32_t poll_ms;                    /* PFC_WD.GLOBAL.POLL_INTERVAL */
+	bool big_red_switch;                 /* every watched queue stormed, action drop */
+	struct lsw_pfcwd_port port[LSW_MAX_PORTS];
 };
 
 struct lsw_buffer_conf {
@@ -97,6 +116,7 @@ struct lsw_qos_conf {
 	uint16_t n_maps[LSW_MAP_KINDS];
 	struct lsw_map_conf map[LSW_MAP_KINDS][LSW_MAX_MAPS];
 	struct lsw_port_qos port[LSW_MAX_PORTS];
+	struct lsw_pfcwd_conf wd;
 };
 
 /* Headroom of a lossless PG (SONiC's dynamic model, reference/buffers.md 2.2). */
