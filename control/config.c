@@ -250,7 +250,9 @@ static void
 parse_lsw_port(json_t *o, const char *path, struct lsw_config *c, struct lsw_port_conf *pc,
 	       struct lsw_errs *errs)
 {
-	static const char *const fields[] = {"devargs", "mac", "lcore", NULL};
+	static const char *const fields[] = {
+		"devargs", "mac", "lcore", "pfc_quanta", "rx_pause", NULL,
+	};
 	char p[LSW_PATH_LEN];
 	const char *s;
 	json_t *v;
@@ -284,6 +286,13 @@ parse_lsw_port(json_t *o, const char *path, struct lsw_config *c, struct lsw_por
 		if (!found && errs->n == before)
 			lsw_errs_add(errs, p, "lcore %u is not in LSW.global.workers", l);
 		pc->lcore = (int)l;
+	}
+	uint32_t q = pc->pfc_quanta;
+	lsw_jv_get_u32(o, path, "pfc_quanta", 1, UINT16_MAX, &q, errs);
+	pc->pfc_quanta = (uint16_t)q;
+	if ((v = json_object_get(o, "rx_pause")) != NULL) {
+		lsw_path_key(p, path, "rx_pause");
+		lsw_jv_bool(v, p, &pc->rx_pause, errs);
 	}
 }
 
@@ -319,7 +328,8 @@ parse_ports(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 			break;
 		}
 		struct lsw_port_conf *pc = &c->port[c->n_ports++];
-		*pc = (struct lsw_port_conf){.admin_up = true, .mtu = 9100, .lcore = -1};
+		*pc = (struct lsw_port_conf){.admin_up = true, .mtu = 9100, .lcore = -1,
+					     .pfc_quanta = UINT16_MAX};
 		snprintf(pc->name, sizeof(pc->name), "%s", name);
 		parse_port(o, p, pc, errs);
 		json_t *lo = lports ? json_object_get(lports, name) : NULL;

@@ -114,6 +114,19 @@ lsw_snapshot_build(const struct lsw_switch *sw)
 		for (uint16_t w = 0; w < c->g.n_workers; w++)
 			if (c->g.workers[w] == (unsigned int)pc->lcore)
 				p->owner = w;
+		const struct lsw_port_qos *pq = &c->qos.port[i];
+		p->pfc_enable = pq->pfc_enable;
+		p->rx_pause = pc->rx_pause;
+		p->pfc_quanta = pc->pfc_quanta;
+		for (int prio = 0; prio < 8; prio++) {
+			p->pfc_to_q[prio] =
+				c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]].v[prio];
+			uint8_t pg = c->qos.map[LSW_MAP_PFC_TO_PG][pq->map[LSW_MAP_PFC_TO_PG]].v[prio];
+			if (pq->pfc_enable >> prio & 1)
+				p->pg_prios[pg] |= (uint8_t)(1u << prio);
+		}
+		p->wd_ignore_pause = sw->wd_ignore_pause[i];
+		p->wd_drop = sw->wd_drop[i];
 		d->owned[p->owner][d->n_owned[p->owner]++] = (uint8_t)i;
 		build_sched(sw, i, &d->sched[i]);
 	}

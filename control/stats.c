@@ -22,6 +22,10 @@ sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 				s->port[p].ctr[i] += rd(&c->port[p].ctr[i]);
 			for (int i = 0; i < LSW_DROP_MAX; i++)
 				s->port[p].drop[i] += rd(&c->port[p].drop[i]);
+			const uint64_t *pi = (const uint64_t *)&c->port[p].pfc;
+			uint64_t *po = (uint64_t *)&s->port[p].pfc;
+			for (size_t i = 0; i < sizeof(c->port[p].pfc) / 8; i++)
+				po[i] += rd(&pi[i]);
 		}
 		for (int i = 0; i < LSW_EV_MAX; i++)
 			s->event[i] += rd(&c->event[i]);
@@ -41,6 +45,10 @@ lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 			s->port[p].ctr[i] -= b->port[p].ctr[i];
 		for (int i = 0; i < LSW_DROP_MAX; i++)
 			s->port[p].drop[i] -= b->port[p].drop[i];
+		const uint64_t *pb = (const uint64_t *)&b->port[p].pfc;
+		uint64_t *po = (uint64_t *)&s->port[p].pfc;
+		for (size_t i = 0; i < sizeof(b->port[p].pfc) / 8; i++)
+			po[i] -= pb[i];
 	}
 	for (int i = 0; i < LSW_EV_MAX; i++)
 		s->event[i] -= b->event[i];

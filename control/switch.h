@@ -35,6 +35,8 @@ struct lsw_switch {
 	struct rte_eth_stats pmd_base[LSW_MAX_PORTS];
 	struct lsw_mmu_lcore *mmu_base; /* MMU counters at the last stats.clear */
 	bool suspended[LSW_MAX_PORTS];  /* port being reconfigured (see ports.c) */
+	uint8_t wd_ignore_pause[LSW_MAX_PORTS]; /* PFC watchdog actions in force, per queue */
+	uint8_t wd_drop[LSW_MAX_PORTS];
 	uint64_t start_ns;
 	bool hugepages;
 };

@@ -188,11 +188,21 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 	}
 	if (unlikely(conf->port[port].suspended))
 		return 0; /* its queues wait for the port to come back */
+	/* A PFC frame goes ahead of everything, outside the shaper (its bytes count). */
+	if (unlikely((s->pfc.tx_xoff | s->pfc.tx_xon) != 0) &&
+	    (m = lsw_pfc_take_frame(w, conf, port, now)) != NULL) {
+		lsw_shaper_refill(s, c, hz, now);
+		s->tokens -= (int64_t)((m->pkt_len + c->overhead) * bit_ticks);
+		pkts[n++] = m;
+	}
 	uint32_t queued = lsw_fifo_count(&s->ctl);
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		queued |= lsw_fifo_count(&s->q[q]);
-	if (queued == 0)
-		return 0;
+	if (queued == 0) {
+		if (n)
+			tx_burst(w, conf, port, pkts, n);
+		return n;
+	}
 	lsw_shaper_refill(s, c, hz, now);
 	/* Switch-originated frames go first and are never held back by the shaper; their
 	 * bytes still count against it. */

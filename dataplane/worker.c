@@ -59,9 +59,9 @@ handle_one(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	case LSW_ETHERTYPE_IPV6:
 		d = LSW_DROP_IPV6_NOT_ROUTED;
 		break;
-	default: /* LSW_ETHERTYPE_MACCTL */
-		d = LSW_DROP_MAC_CONTROL;
-		break;
+	default: /* LSW_ETHERTYPE_MACCTL: PFC and PAUSE, consumed */
+		lsw_pfc_input(w, conf, port, m, &pi, now);
+		return;
 	}
 drop:
 	lsw_count_drop(w, port, d, m);
@@ -176,6 +176,7 @@ lsw_worker_main(void *arg)
 			lsw_neigh_poll(w, conf, now);
 		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 			uint16_t port = conf->owned[w->idx][i];
+			lsw_pfc_poll(w, conf, port, now);
 			for (int r = 0; r < TX_ROUNDS; r++) {
 				uint32_t n = lsw_egress_run(w, conf, port, now);
 				work += n;

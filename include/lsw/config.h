@@ -44,6 +44,8 @@ struct lsw_port_conf {
 	uint16_t mtu;
 	uint32_t speed;                    /* Mb/s; 0 = as the device reports */
 	int lcore;                         /* owner worker lcore; -1 = round-robin */
+	uint16_t pfc_quanta;               /* LSW_PORT.pfc_quanta: time of our XOFF frames */
+	bool rx_pause;                     /* LSW_PORT.rx_pause: honour 802.3x PAUSE */
 	uint8_t n_addr;
 	struct lsw_addr addr[LSW_MAX_ADDRS];
 };

@@ -41,7 +41,9 @@ enum lsw_port_ctr {
 	X(ICMP_RATE_LIMITED,  "ICMP errors suppressed by the rate limit") \
 	X(MBUF_ALLOC_FAILED,  "mbuf allocations that failed (ARP/ICMP not sent)") \
 	X(NEIGH_HELD,         "packets held while their next hop was resolved") \
-	X(NEIGH_RELEASED,     "held packets sent after resolution")
+	X(NEIGH_RELEASED,     "held packets sent after resolution") \
+	X(PFC_TX_DEFERRED,    "PFC frames put off a loop: no mbuf to build them") \
+	X(PAUSE_RX,           "802.3x PAUSE frames honoured")
 
 enum lsw_event {
 #define LSW_EVENT_ENUM(n, d) LSW_EV_##n,
@@ -50,9 +52,20 @@ enum lsw_event {
 	LSW_EV_MAX
 };
 
+/* Per port and priority, SAI's SAI_PORT_STAT_PFC_n_*: pause durations kept in TSC ticks
+ * (the reader converts to microseconds and adds a pause still running). */
+struct lsw_pfc_counters {
+	uint64_t rx_pkts[8];       /* PFC_n_RX_PKTS */
+	uint64_t tx_pkts[8];       /* PFC_n_TX_PKTS */
+	uint64_t on2off_rx[8];     /* PFC_n_ON2OFF_RX_PKTS: XOFF on a priority not paused */
+	uint64_t rx_pause_ticks[8]; /* PFC_n_RX_PAUSE_DURATION (finished pauses) */
+	uint64_t tx_pause_ticks[8]; /* PFC_n_TX_PAUSE_DURATION */
+};
+
 struct lsw_port_counters {
 	uint64_t ctr[LSW_PC_MAX];
 	uint64_t drop[LSW_DROP_MAX];
+	struct lsw_pfc_counters pfc;
 };
 
 struct lsw_lcore_counters {

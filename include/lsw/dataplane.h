@@ -32,6 +32,14 @@ struct lsw_dp_port {
 	struct rte_ether_addr mac;
 	uint32_t addr[LSW_MAX_ADDRS]; /* host order */
 	uint8_t plen[LSW_MAX_ADDRS];
+	/* PFC */
+	uint8_t pfc_enable;           /* priorities paused and honoured */
+	uint8_t rx_pause;             /* honour 802.3x PAUSE (whole port) */
+	uint16_t pfc_quanta;          /* the time our XOFF frames carry */
+	uint8_t pfc_to_q[8];          /* received PFC priority -> queue it pauses */
+	uint8_t pg_prios[8];          /* our PG -> pfc_enable priorities it pauses the peer for */
+	uint8_t wd_ignore_pause;      /* queues whose received pause is ignored (watchdog) */
+	uint8_t wd_drop;              /* queues stormed with action drop (watchdog) */
 };
 
 /* The configuration the workers run with. Immutable once published: the control plane builds
@@ -155,6 +163,16 @@ void lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64
 void lsw_neigh_drop_held(struct lsw_worker *w);
 bool lsw_port_has_addr(const struct lsw_dp_port *p, uint32_t ip);
 uint32_t lsw_port_src_addr(const struct lsw_dp_port *p, uint32_t dst);
+
+/* pfc.c */
+void lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		   struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
+/* Per loop, per owned port: expire pauses, decide XOFF/XON/refresh from the PGs. */
+void lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		  uint64_t now);
+/* The pending PFC frame of @port, built now (NULL: none pending, or no mbuf). */
+struct rte_mbuf *lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf,
+				    uint16_t port, uint64_t now);
 
 /* tx.c */
 void lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,

@@ -18,7 +18,9 @@
 	X(SMAC_MULTICAST,          IN,  "multicast source MAC") \
 	X(DMAC_MISMATCH,           IN,  "unicast destination MAC that is not the port's") \
 	X(IRIF_DISABLED,           IN,  "received on an admin-down port") \
-	X(MAC_CONTROL,             IN,  "MAC control frame (PAUSE/PFC) consumed") \
+	X(PFC_MALFORMED,           IN,  "PFC or PAUSE frame too short") \
+	X(MAC_CONTROL_UNKNOWN,     IN,  "MAC control frame with an opcode other than PFC or PAUSE") \
+	X(PAUSE_NOT_ENABLED,       IN,  "802.3x PAUSE on a port not configured to honour it") \
 	X(ARP_MALFORMED,           IN,  "ARP packet too short or not Ethernet/IPv4") \
 	X(ARP_OTHER_TARGET,        IN,  "ARP for an address that is not the port's") \
 	X(IPV4_TRUNCATED,          IN,  "IPv4 header or payload cut short") \

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <rte_mbuf.h>
 #include "lsw/mmu.h"
+#include "lsw/pfc.h"
 #include "lsw/qos.h"
 
 /* A queued packet with what releasing its buffer needs, so that dequeue does not touch
@@ -95,6 +96,7 @@ struct lsw_sched {
 	int64_t tokens;               /* bits * tsc_hz; negative after control frames */
 	uint64_t last;                /* tsc of the last refill */
 	uint64_t pause_until[LSW_NUM_QUEUES]; /* tsc; a queue is not served before (PFC) */
+	struct lsw_pfc_port pfc;      /* the port's PFC state, same owner */
 };
 
 int lsw_sched_init(struct lsw_sched *s, uint32_t capacity, int socket);

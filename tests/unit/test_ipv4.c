@@ -273,7 +273,7 @@ test_drops(void **state)
 	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_IPV6_NOT_ROUTED), 1);
 	buf[12] = 0x88, buf[13] = 0x08;
 	t_rx(t, T_PORT0, buf, 60, 0);
-	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_MAC_CONTROL), 1);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_MAC_CONTROL_UNKNOWN), 1);
 	/* A frame in two segments. */
 	struct t_flow f = {.dst = "10.2.0.1", .vlan = -1};
 	uint16_t len = t_build_ipv4(buf, &f);

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PFC on the worker that owns the port (reference/buffers.md 2.4).
+ *
+ * Reception: each enabled class bit of a PFC frame sets that priority's pause to
+ * time x 512 bit times at the port speed (0 resumes); bits not set are left alone; the
+ * priority's queue is not served until the pause ends. Only pfc_enable priorities are
+ * honoured; 802.3x PAUSE pauses every queue on ports configured for it.
+ *
+ * Generation: every loop, for each of our PGs that carries pfc_enable priorities, the MMU
+ * says whether it is over its XOFF point; the first time, an XOFF for its priorities goes
+ * out with the port's quanta, refreshed at half the pause time while it stays there; when
+ * the MMU says it may resume, an XON (time 0) goes out. Frames are built from this state
+ * just before transmission, ahead of every queue, so none is ever queued or dropped.
+ */
+#include <rte_byteorder.h>
+#include "lsw/dataplane.h"
+
+static const struct rte_ether_addr pfc_dmac = {{0x01, 0x80, 0xc2, 0x00, 0x00, 0x01}};
+
+enum lsw_drop
+lsw_pfc_decode(const uint8_t *p, uint32_t len, struct lsw_pfc_frame *f)
+{
+	if (len < 2)
+		return LSW_DROP_PFC_MALFORMED;
+	f->opcode = (uint16_t)(p[0] << 8 | p[1]);
+	if (f->opcode == LSW_MACCTL_PFC) {
+		if (len < LSW_PFC_BODY_LEN)
+			return LSW_DROP_PFC_MALFORMED;
+		f->enable = p[3]; /* the upper byte of the vector is reserved */
+		for (int i = 0; i < 8; i++)
+			f->time[i] = (uint16_t)(p[4 + 2 * i] << 8 | p[5 + 2 * i]);
+		return LSW_DROP_NONE;
+	}
+	if (f->opcode == LSW_MACCTL_PAUSE) {
+		if (len < LSW_PAUSE_BODY_LEN)
+			return LSW_DROP_PFC_MALFORMED;
+		f->enable = 0xff;
+		for (int i = 0; i < 8; i++)
+			f->time[i] = (uint16_t)(p[2] << 8 | p[3]);
+		return LSW_DROP_NONE;
+	}
+	return LSW_DROP_MAC_CONTROL_UNKNOWN;
+}
+
+void
+lsw_pfc_encode(uint8_t *frame, const struct rte_ether_addr *src, uint8_t enable,
+	       const uint16_t *time)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	uint8_t *p = frame + RTE_ETHER_HDR_LEN;
+
+	memset(frame, 0, LSW_PFC_FRAME_LEN);
+	eth->dst_addr = pfc_dmac;
+	eth->src_addr = *src;
+	eth->ether_type = rte_cpu_to_be_16(LSW_ETHERTYPE_MACCTL);
+	p[0] = LSW_MACCTL_PFC >> 8;
+	p[1] = LSW_MACCTL_PFC & 0xff;
+	p[3] = enable;
+	for (int i = 0; i < 8; i++)
+		if (enable >> i & 1) {
+			p[4 + 2 * i] = (uint8_t)(time[i] >> 8);
+			p[5 + 2 * i] = (uint8_t)time[i];
+		}
+}
+
+/* A pause of priority @prio ended (at @end): account its duration. */
+static void
+rx_resume(struct lsw_worker *w, struct lsw_pfc_port *pf, uint16_t port, int prio, uint64_t end)
+{
+	if (!(pf->rx_paused >> prio & 1))
+		return;
+	w->ctr->port[port].pfc.rx_pause_ticks[prio] += end - pf->rx_since[prio];
+	pf->rx_paused &= (uint8_t)~(1u << prio);
+	pf->rx_since[prio] = 0;
+}
+
+/* Queue pauses follow the priorities mapped to them (the longest wins). */
+static void
+apply_queue_pauses(struct lsw_sched *s, const struct lsw_dp_port *p, uint64_t now)
+{
+	for (int q = 0; q < LSW_NUM_QUEUES; q++)
+		s->pause_until[q] = now;
+	for (int prio = 0; prio < 8; prio++) {
+		int q = p->pfc_to_q[prio];
+		if ((s->pfc.rx_paused >> prio & 1) && !(p->wd_ignore_pause >> q & 1) &&
+		    (int64_t)(s->pfc.rx_until[prio] - s->pause_until[q]) > 0)
+			s->pause_until[q] = s->pfc.rx_until[prio];
+	}
+}
+
+void
+lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	      struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
+{
+	const struct lsw_dp_port *p = &conf->port[port];
+	struct lsw_sched *s = w->dp->sched[port];
+	struct lsw_pfc_port *pf = &s->pfc;
+	struct lsw_pfc_counters *pc = &w->ctr->port[port].pfc;
+	struct lsw_pfc_frame f;
+	enum lsw_drop d;
+
+	d = lsw_pfc_decode(rte_pktmbuf_mtod_offset(m, const uint8_t *, pi->l3_off),
+			   m->data_len - pi->l3_off, &f);
+	if (d == LSW_DROP_NONE && f.opcode == LSW_MACCTL_PAUSE && !p->rx_pause)
+		d = LSW_DROP_PAUSE_NOT_ENABLED;
+	if (d != LSW_DROP_NONE) {
+		lsw_count_drop(w, port, d, m);
+		return;
+	}
+	uint8_t honour = f.opcode == LSW_MACCTL_PAUSE ? 0xff : f.enable & p->pfc_enable;
+	if (f.opcode == LSW_MACCTL_PAUSE)
+		w->ctr->event[LSW_EV_PAUSE_RX]++;
+	for (int prio = 0; prio < 8; prio++) {
+		if (f.opcode == LSW_MACCTL_PFC && (f.enable >> prio & 1))
+			pc->rx_pkts[prio]++;
+		if (!(honour >> prio & 1))
+			continue;
+		if (f.time[prio] == 0) {
+			rx_resume(w, pf, port, prio, now);
+			continue;
+		}
+		if (!(pf->rx_paused >> prio & 1)) {
+			pc->on2off_rx[prio]++;
+			pf->rx_paused |= (uint8_t)(1u << prio);
+			pf->rx_since[prio] = now;
+		}
+		/* A new XOFF replaces the timer, whatever was left of it. */
+		pf->rx_until[prio] = now + lsw_pause_ticks(f.time[prio], conf->sched[port].rate_bps,
+							   w->dp->tsc_hz);
+	}
+	apply_queue_pauses(s, p, now);
+	rte_pktmbuf_free(m); /* consumed: never forwarded */
+}
+
+void
+lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, uint64_t now)
+{
+	const struct lsw_dp_port *p = &conf->port[port];
+	struct lsw_sched *s = w->dp->sched[port];
+	struct lsw_pfc_port *pf = &s->pfc;
+
+	/* Pauses from the peer that ran out. */
+	if (pf->rx_paused) {
+		bool ended = false;
+		for (int prio = 0; prio < 8; prio++)
+			if ((pf->rx_paused >> prio & 1) && (int64_t)(now - pf->rx_until[prio]) >= 0) {
+				rx_resume(w, pf, port, prio, pf->rx_until[prio]);
+				ended = true;
+			}
+		if (ended)
+			apply_queue_pauses(s, p, now);
+	}
+	if (!p->pfc_enable)
+		return;
+	const uint64_t pause = lsw_pause_ticks(p->pfc_quanta, conf->sched[port].rate_bps,
+					       w->dp->tsc_hz);
+	for (uint8_t pg = 0; pg < 8; pg++) {
+		uint8_t prios = p->pg_prios[pg];
+		if (prios == 0)
+			continue;
+		bool paused = pf->xoff_pg >> pg & 1;
+		if (!paused) {
+			if (!lsw_mmu_pg_xoff(w->dp->mmu, conf->n_workers, &conf->mmu, port, pg))
+				continue;
+			pf->xoff_pg |= (uint8_t)(1u << pg);
+			pf->tx_xoff |= prios;
+			pf->tx_xon &= (uint8_t)~prios;
+			pf->refresh[pg] = now + pause / 2;
+		} else if (lsw_mmu_pg_xon(w->dp->mmu, conf->n_workers, &conf->mmu, port, pg)) {
+			pf->xoff_pg &= (uint8_t)~(1u << pg);
+			pf->tx_xon |= prios;
+			pf->tx_xoff &= (uint8_t)~prios;
+		} else if ((int64_t)(now - pf->refresh[pg]) >= 0) {
+			/* Still congested: renew before the peer's timer runs out. */
+			pf->tx_xoff |= prios;
+			pf->refresh[pg] = now + pause / 2;
+		}
+	}
+}
+
+struct rte_mbuf *
+lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		   uint64_t now)
+{
+	const struct lsw_dp_port *p = &conf->port[port];
+	struct lsw_pfc_port *pf = &w->dp->sched[port]->pfc;
+	struct lsw_pfc_counters *pc = &w->ctr->port[port].pfc;
+	uint8_t enable = pf->tx_xoff | pf->tx_xon;
+	uint16_t time[8] = {0};
+
+	if (enable == 0)
+		return NULL;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->dp->pool);
+	uint8_t *frame = m ? (uint8_t *)rte_pktmbuf_append(m, LSW_PFC_FRAME_LEN) : NULL;
+	if (frame == NULL) {
+		rte_pktmbuf_free(m);
+		w->ctr->event[LSW_EV_PFC_TX_DEFERRED]++;
+		return NULL; /* still pending: the next loop tries again */
+	}
+	for (int prio = 0; prio < 8; prio++) {
+		if (!(enable >> prio & 1))
+			continue;
+		pc->tx_pkts[prio]++;
+		if (pf->tx_xoff >> prio & 1) {
+			time[prio] = p->pfc_quanta;
+			if (pf->tx_since[prio] == 0)
+				pf->tx_since[prio] = now;
+		} else if (pf->tx_since[prio] != 0) {
+			pc->tx_pause_ticks[prio] += now - pf->tx_since[prio];
+			pf->tx_since[prio] = 0;
+		}
+	}
+	lsw_pfc_encode(frame, &p->mac, enable, time);
+	lsw_meta(m)->flags = LSW_META_CTL;
+	pf->tx_xoff = pf->tx_xon = 0;
+	return m;
+}
