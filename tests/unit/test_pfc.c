@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PFC on a fake clock: the frame (encode, decode, bad lengths, unknown opcodes), pause
+ * timers at several speeds and quanta (buffers.md T4), bits left alone, XON, pause
+ * durations, 802.3x PAUSE, and generation from a lossless PG: XOFF with the configured
+ * quanta, refresh at half the pause time, XON once drained, never for lossy priorities.
+ */
+#include <string.h>
+#include <rte_ip.h>
+#include "harness.h"
+#include "lsw/pfc.h"
+
+/* Ethernet0 (100G) receives; Ethernet4 (10G) is where a lossless PG 3 of Ethernet0 sends
+ * its packets (static threshold 8 KB, headroom 16 KB). Ethernet8 (25G) honours 802.3x. */
+#define CONFIG \
+	"{\"DEVICE_METADATA\": {\"localhost\": {\"mac\": \"02:00:00:00:00:01\"}}," \
+	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 200000}}," \
+	" \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}, \"Ethernet4\": {\"speed\": \"10000\"}," \
+	"   \"Ethernet8\": {\"speed\": \"25000\"}}," \
+	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\", \"pfc_quanta\": 4096}," \
+	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}," \
+	"   \"Ethernet8\": {\"devargs\": \"net_null2\", \"rx_pause\": true}}," \
+	" \"INTERFACE\": {\"Ethernet0|10.0.0.0/31\": {}, \"Ethernet4|10.0.1.0/31\": {}," \
+	"   \"Ethernet8|10.0.2.0/31\": {}}," \
+	" \"STATIC_ROUTE\": {\"10.2.0.0/16\": {\"nexthop\": \"10.0.1.1\"}}," \
+	" \"NEIGH\": {\"Ethernet4|10.0.1.1\": {\"neigh\": \"02:00:00:00:04:01\"}}," \
+	" \"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\", \"mode\": \"static\"}," \
+	"   \"egress_lossy_pool\": {\"type\": \"egress\"}}," \
+	" \"BUFFER_PROFILE\": {\"ingress_lossy_profile\": {\"pool\": \"ingress_lossless_pool\"," \
+	"   \"size\": \"0\", \"static_th\": \"64KB\"}," \
+	"   \"egress_lossy_profile\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"3\"}," \
+	"   \"lossless\": {\"pool\": \"ingress_lossless_pool\", \"size\": \"16KB\"," \
+	"     \"xoff\": \"16KB\", \"static_th\": \"8KB\"}}," \
+	" \"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"lossless\"}}," \
+	" \"PORT_QOS_MAP\": {\"Ethernet0,Ethernet4,Ethernet8\": {\"pfc_enable\": \"3,4\"}}}"
+
+static uint8_t buf[2048];
+
+static uint16_t
+pfc_frame(uint8_t enable, const uint16_t *time)
+{
+	struct rte_ether_addr src;
+
+	t_mac("02:00:00:00:09:09", &src);
+	lsw_pfc_encode(buf, &src, enable, time);
+	return LSW_PFC_FRAME_LEN;
+}
+
+static void
+test_codec(void **state)
+{
+	uint16_t time[8] = {1, 2, 3, 0xffff, 5, 6, 7, 8};
+	struct lsw_pfc_frame f;
+
+	(void)state;
+	pfc_frame(0x98, time);
+	/* buffers.md 2.4 byte for byte. */
+	static const uint8_t da[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+	assert_memory_equal(buf, da, 6);
+	assert_int_equal(buf[12] << 8 | buf[13], 0x8808);
+	assert_int_equal(buf[14] << 8 | buf[15], 0x0101);
+	assert_int_equal(buf[16], 0);
+	assert_int_equal(buf[17], 0x98);
+	assert_int_equal(buf[18 + 2 * 3] << 8 | buf[19 + 2 * 3], 0xffff);
+	assert_int_equal(buf[18], 0); /* priority 0 not enabled: its timer is 0 */
+	for (int i = 34; i < 60; i++)
+		assert_int_equal(buf[i], 0);
+	assert_int_equal(lsw_pfc_decode(buf + 14, 46, &f), LSW_DROP_NONE);
+	assert_int_equal(f.opcode, LSW_MACCTL_PFC);
+	assert_int_equal(f.enable, 0x98);
+	assert_int_equal(f.time[3], 0xffff);
+	assert_int_equal(f.time[7], 8);
+	assert_int_equal(lsw_pfc_decode(buf + 14, 19, &f), LSW_DROP_PFC_MALFORMED);
+	assert_int_equal(lsw_pfc_decode(buf + 14, 1, &f), LSW_DROP_PFC_MALFORMED);
+	buf[15] = 0x01;
+	buf[14] = 0x00; /* PAUSE */
+	assert_int_equal(lsw_pfc_decode(buf + 14, 4, &f), LSW_DROP_NONE);
+	assert_int_equal(f.enable, 0xff);
+	assert_int_equal(lsw_pfc_decode(buf + 14, 3, &f), LSW_DROP_PFC_MALFORMED);
+	buf[15] = 0x03;
+	assert_int_equal(lsw_pfc_decode(buf + 14, 46, &f), LSW_DROP_MAC_CONTROL_UNKNOWN);
+}
+
+static const struct lsw_sched *
+sched(struct t_switch *t, uint16_t port)
+{
+	return t->sw.dp.sched[port];
+}
+
+/* T4: a pause of Q quanta stops priority n for Q*512 bit times at the port speed. */
+static void
+test_rx_timers(void **state)
+{
+	static const struct {
+		uint16_t port;
+		uint16_t quanta;
+		uint64_t ns;
+	} cases[] = {
+		{0, 0xffff, 335539},  /* 100G: 335.5 us (65535 * 512 bits / 100 Gb/s) */
+		{0, 0x00ff, 1305},    /* 100G: 1.306 us */
+		{1, 0xffff, 3355392}, /* 10G: 3.355 ms */
+		{2, 0xffff, 1342156}, /* 25G: 1.342 ms */
+	};
+	struct t_switch *t = t_switch_new(CONFIG);
+	const uint64_t now = 1000000;
+
+	(void)state;
+	for (size_t i = 0; i < RTE_DIM(cases); i++) {
+		uint16_t time[8] = {0};
+		time[3] = cases[i].quanta;
+		t_rx(t, cases[i].port, buf, pfc_frame(1 << 3, time), now);
+		const struct lsw_sched *s = sched(t, cases[i].port);
+		assert_int_equal(s->pause_until[3], now + cases[i].ns);
+		for (int q = 0; q < 8; q++)
+			if (q != 3)
+				assert_true(s->pause_until[q] <= now);
+		/* XON resumes at once. */
+		time[3] = 0;
+		t_rx(t, cases[i].port, buf, pfc_frame(1 << 3, time), now + 10);
+		assert_true(s->pause_until[3] <= now + 10);
+	}
+	const struct lsw_pfc_counters *pc = &t->sw.dp.ctr[0].port[0].pfc;
+	assert_int_equal(pc->rx_pkts[3], 4);
+	assert_int_equal(pc->on2off_rx[3], 2);
+	assert_int_equal(pc->rx_pause_ticks[3], 20); /* two pauses ended by XON after 10 ns */
+	assert_int_equal(t_tx_count(t, 0), 0); /* consumed, never forwarded */
+	t_switch_free(t);
+}
+
+static void
+test_rx_bits(void **state)
+{
+	struct t_switch *t = t_switch_new(CONFIG);
+	const struct lsw_sched *s = sched(t, 0);
+	uint16_t time[8] = {100, 100, 100, 100, 100, 100, 100, 100};
+
+	(void)state;
+	/* Priority 3 and 4 enabled on the port; a frame pausing 0, 3 and 4 pauses 3 and 4. */
+	t_rx(t, 0, buf, pfc_frame(0x19, time), 5000);
+	assert_true(s->pause_until[3] > 5000 && s->pause_until[4] > 5000);
+	assert_true(s->pause_until[0] <= 5000);
+	/* A frame for priority 4 alone leaves 3 as it was. */
+	uint64_t p3 = s->pause_until[3];
+	time[4] = 200;
+	t_rx(t, 0, buf, pfc_frame(0x10, time), 5100);
+	assert_int_equal(s->pause_until[3], p3);
+	assert_true(s->pause_until[4] > p3);
+	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.rx_pkts[0], 1); /* counted, not honoured */
+	/* The pause runs out by itself: the poll notices and accounts its duration. */
+	lsw_pfc_poll(&t->w, t->conf, 0, 1000000);
+	assert_int_equal(s->pfc.rx_paused, 0);
+	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.rx_pause_ticks[3], p3 - 5000);
+	/* Malformed and unknown MAC control frames are counted drops. */
+	t_rx(t, 0, buf, 30, 1000000);
+	buf[15] = 0x05;
+	t_rx(t, 0, buf, 60, 1000000);
+	assert_int_equal(t_drops(t, 0, LSW_DROP_PFC_MALFORMED), 1);
+	assert_int_equal(t_drops(t, 0, LSW_DROP_MAC_CONTROL_UNKNOWN), 1);
+	t_switch_free(t);
+}
+
+static void
+test_pause_8023x(void **state)
+{
+	struct t_switch *t = t_switch_new(CONFIG);
+	uint16_t time[8] = {0};
+
+	(void)state;
+	pfc_frame(0, time);
+	buf[14] = 0x00, buf[15] = 0x01, buf[16] = 0x01, buf[17] = 0x00; /* PAUSE 256 quanta */
+	t_rx(t, 0, buf, 60, 100);
+	assert_int_equal(t_drops(t, 0, LSW_DROP_PAUSE_NOT_ENABLED), 1);
+	t_rx(t, 2, buf, 60, 100); /* Ethernet8 honours it: every queue */
+	for (int q = 0; q < 8; q++)
+		assert_int_equal(sched(t, 2)->pause_until[q], 100 + 256 * 512 * 1000 / 25000);
+	assert_int_equal(t_event(t, LSW_EV_PAUSE_RX), 1);
+	t_switch_free(t);
+}
+
+static struct rte_mbuf *
+take_pfc(struct t_switch *t, uint16_t port, uint64_t now, uint8_t *enable, uint16_t *time)
+{
+	struct rte_mbuf *m = lsw_pfc_take_frame(&t->w, t->conf, port, now);
+	struct lsw_pfc_frame f;
+
+	if (m == NULL)
+		return NULL;
+	assert_int_equal(m->pkt_len, LSW_PFC_FRAME_LEN);
+	assert_int_equal(lsw_pfc_decode(rte_pktmbuf_mtod_offset(m, uint8_t *, 14), 46, &f),
+			 LSW_DROP_NONE);
+	*enable = f.enable;
+	memcpy(time, f.time, sizeof(f.time));
+	rte_pktmbuf_free(m);
+	return m;
+}
+
+static void
+test_generation(void **state)
+{
+	struct t_switch *t = t_switch_new(CONFIG);
+	struct t_flow f = {.dst = "10.2.0.1", .payload = 1000, .vlan = -1};
+	uint64_t now = 1000;
+	uint8_t enable;
+	uint16_t time[8];
+
+	(void)state;
+	/* DSCP 3: TC 3, PG 3 (lossless). Ethernet4 is never drained here. */
+	uint16_t len = t_build_ipv4(buf, &f);
+	((struct rte_ipv4_hdr *)(buf + 14))->type_of_service = 3 << 2;
+	((struct rte_ipv4_hdr *)(buf + 14))->hdr_checksum = 0;
+	((struct rte_ipv4_hdr *)(buf + 14))->hdr_checksum =
+		rte_ipv4_cksum((struct rte_ipv4_hdr *)(buf + 14));
+	int sent = 0;
+	while (!(sched(t, 0)->pfc.xoff_pg >> 3 & 1)) {
+		t_rx(t, 0, buf, len, now);
+		lsw_pfc_poll(&t->w, t->conf, 0, now);
+		assert_true(++sent < 100);
+	}
+	/* XOFF for priority 3 (pfc_to_pg maps it to PG 3), with the port's quanta. */
+	assert_non_null(take_pfc(t, 0, now, &enable, time));
+	assert_int_equal(enable, 1 << 3);
+	assert_int_equal(time[3], 4096);
+	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, now)); /* nothing more pending */
+	/* Headroom absorbs what the peer still sends: no drop. */
+	for (int i = 0; i < 10; i++)
+		t_rx(t, 0, buf, len, now);
+	assert_int_equal(t_drops(t, 0, LSW_DROP_HEADROOM_OVERFLOW), 0);
+	/* Refresh at half the pause: 4096 quanta at 100G = 20.97 us, so at 10.48 us. */
+	uint64_t half = 4096ull * 512 * 1000 / 100000 / 2;
+	lsw_pfc_poll(&t->w, t->conf, 0, now + half - 1);
+	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, now + half - 1));
+	lsw_pfc_poll(&t->w, t->conf, 0, now + half);
+	assert_non_null(take_pfc(t, 0, now + half, &enable, time));
+	assert_int_equal(enable, 1 << 3);
+	assert_int_equal(time[3], 4096);
+	/* Drained (the test takes what Ethernet4 holds): XON, time 0. */
+	while (t_tx_count(t, 1))
+		rte_pktmbuf_free(t_tx_take(t, 1));
+	lsw_pfc_poll(&t->w, t->conf, 0, now + half + 5);
+	assert_non_null(take_pfc(t, 0, now + half + 5, &enable, time));
+	assert_int_equal(enable, 1 << 3);
+	assert_int_equal(time[3], 0);
+	const struct lsw_pfc_counters *pc = &t->sw.dp.ctr[0].port[0].pfc;
+	assert_int_equal(pc->tx_pkts[3], 3);
+	assert_int_equal(pc->tx_pause_ticks[3], half + 5);
+	assert_int_equal(pc->tx_pkts[0] + pc->tx_pkts[4], 0);
+	t_switch_free(t);
+}
+
+/* T10: a lossy PG at its threshold drops; it never sends XOFF. */
+static void
+test_lossy_never_pauses(void **state)
+{
+	struct t_switch *t = t_switch_new(CONFIG);
+	struct t_flow f = {.dst = "10.2.0.1", .payload = 1400, .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f); /* DSCP 0: TC 1, PG 0 */
+
+	(void)state;
+	for (int i = 0; i < 20000 && t_drops(t, 0, LSW_DROP_INGRESS_PG_THRESHOLD) == 0; i++) {
+		t_rx(t, 0, buf, len, 1000);
+		lsw_pfc_poll(&t->w, t->conf, 0, 1000);
+	}
+	assert_true(t_drops(t, 0, LSW_DROP_INGRESS_PG_THRESHOLD) > 0);
+	assert_int_equal(sched(t, 0)->pfc.xoff_pg, 0);
+	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 1000));
+	t_switch_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_codec),
+		cmocka_unit_test(test_rx_timers),
+		cmocka_unit_test(test_rx_bits),
+		cmocka_unit_test(test_pause_8023x),
+		cmocka_unit_test(test_generation),
+		cmocka_unit_test(test_lossy_never_pauses),
+	};
+	t_eal_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
