@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PFC watchdog (reference/buffers.md 3), with SONiC's known bugs fixed: storm = the queue
+ * holds data, sent nothing, and was paused for at least 99% of the poll, continuously for
+ * detection_time (so detected within [D, D + poll]); restore once the queue has not been
+ * paused (no unexpired XOFF) for restoration_time, so that a stream of XON frames cannot
+ * keep a queue stormed (sonic-swss#4581). Pure functions of the state, a sample and the
+ * time, run by the main lcore; the actions are applied through the workers' snapshot.
+ */
+#ifndef LSW_PFCWD_H
+#define LSW_PFCWD_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+enum lsw_wd_state { LSW_WD_OPERATIONAL, LSW_WD_STORMED };
+enum lsw_wd_event { LSW_WD_NONE, LSW_WD_STORM, LSW_WD_RESTORE };
+
+/* What the poll measured for one queue. */
+struct lsw_wd_sample {
+	uint64_t occupancy;     /* bytes queued now */
+	uint64_t tx_pkts;       /* packets the queue has sent (a counter) */
+	uint64_t pause_ns;      /* time its priority has been paused (a counter) */
+	bool paused;            /* an unexpired XOFF now */
+};
+
+struct lsw_wd_queue {
+	uint8_t state;          /* enum lsw_wd_state */
+	bool primed;            /* a first sample was taken */
+	uint64_t storm_ns;      /* how long the storm condition has held */
+	uint64_t calm_ns;       /* how long no pause has been seen (stormed queues) */
+	struct lsw_wd_sample last;
+	uint64_t last_ns;
+	uint64_t detected, restored;
+};
+
+/* One poll of one queue at @now_ns. @detection_ns and @restoration_ns (0: never restore). */
+enum lsw_wd_event lsw_pfcwd_step(struct lsw_wd_queue *q, const struct lsw_wd_sample *s,
+				 uint64_t now_ns, uint64_t detection_ns, uint64_t restoration_ns);
+
+#endif
