@@ -81,6 +81,7 @@ apply_queue_pauses(struct lsw_sched *s, const struct lsw_dp_port *p, uint64_t no
 {
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		s->pause_until[q] = now;
+	s->pfc.ignore_applied = p->wd_ignore_pause;
 	for (int prio = 0; prio < 8; prio++) {
 		int q = p->pfc_to_q[prio];
 		if ((s->pfc.rx_paused >> prio & 1) && !(p->wd_ignore_pause >> q & 1) &&
@@ -140,6 +141,9 @@ lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 	struct lsw_sched *s = w->dp->sched[port];
 	struct lsw_pfc_port *pf = &s->pfc;
 
+	/* The watchdog changed which queues ignore pause: take it into account now. */
+	if (unlikely(pf->ignore_applied != p->wd_ignore_pause))
+		apply_queue_pauses(s, p, now);
 	/* Pauses from the peer that ran out. */
 	if (pf->rx_paused) {
 		bool ended = false;

@@ -148,6 +148,30 @@ tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	pc->ctr[LSW_PC_IF_OUT_UCAST_PKTS] += sent - mc;
 }
 
+/* Empty data queue @q of @port, giving the buffer back and counting each packet as @why.
+ * Returns how many there were. */
+static uint32_t
+drop_queue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, int q,
+	   enum lsw_drop why)
+{
+	struct lsw_fifo *f = &w->dp->sched[port]->q[q];
+	struct lsw_qent *e;
+	uint32_t n = 0;
+
+	while ((e = lsw_fifo_pop_ent(f)) != NULL) {
+		struct lsw_pkt_meta meta = {
+			.charged = e->charged, .in_port = e->in_port, .pg = e->pg,
+			.out_port = (uint8_t)port, .queue = (uint8_t)q,
+			.in_part = e->in_part, .eg_part = e->eg_part,
+		};
+		lsw_mmu_release(w->mmu, &conf->mmu, &meta);
+		lsw_count_drop(w, port, why, e->m);
+		n++;
+	}
+	f->bytes = 0;
+	return n;
+}
+
 void
 lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 		    enum lsw_drop why)
@@ -157,19 +181,18 @@ lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16
 
 	while ((m = lsw_fifo_pop(&s->ctl)) != NULL)
 		lsw_count_drop(w, port, why, m);
-	for (int q = 0; q < LSW_NUM_QUEUES; q++) {
-		struct lsw_qent *e;
-		while ((e = lsw_fifo_pop_ent(&s->q[q])) != NULL) {
-			struct lsw_pkt_meta meta = {
-				.charged = e->charged, .in_port = e->in_port, .pg = e->pg,
-				.out_port = (uint8_t)port, .queue = (uint8_t)q,
-				.in_part = e->in_part, .eg_part = e->eg_part,
-			};
-			lsw_mmu_release(w->mmu, &conf->mmu, &meta);
-			lsw_count_drop(w, port, why, e->m);
-		}
-		s->q[q].bytes = 0;
-	}
+	for (int q = 0; q < LSW_NUM_QUEUES; q++)
+		drop_queue(w, conf, port, q, why);
+}
+
+/* Queues the PFC watchdog stormed with action drop hold nothing. */
+static void
+wd_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port)
+{
+	for (int q = 0; q < LSW_NUM_QUEUES; q++)
+		if (conf->port[port].wd_drop >> q & 1)
+			w->mmu->wd_tx_drops[port][q] += drop_queue(w, conf, port, q,
+								   LSW_DROP_PFC_WD_TX_DROP);
 }
 
 uint32_t
@@ -188,6 +211,8 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 	}
 	if (unlikely(conf->port[port].suspended))
 		return 0; /* its queues wait for the port to come back */
+	if (unlikely(conf->port[port].wd_drop))
+		wd_flush(w, conf, port);
 	/* A PFC frame goes ahead of everything, outside the shaper (its bytes count). */
 	if (unlikely((s->pfc.tx_xoff | s->pfc.tx_xon) != 0) &&
 	    (m = lsw_pfc_take_frame(w, conf, port, now)) != NULL) {

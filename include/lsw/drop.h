@@ -47,11 +47,13 @@
 	X(LOCAL_UNSUPPORTED,       IN,  "addressed to the switch, but not ICMP echo") \
 	X(ICMP_MALFORMED,          IN,  "ICMP to the switch too short or bad checksum") \
 	X(UNRESOLVED_NEXT_HOP,     IN,  "next hop did not answer ARP in time") \
+	X(PFC_WD_RX_DROP,          IN,  "arrived on a priority whose queue the PFC watchdog stormed (drop)") \
 	X(NEIGH_HOLD_OVERFLOW,     IN,  "too many packets waiting for ARP") \
 	X(INGRESS_PG_THRESHOLD,    IN,  "lossy PG over its shared-buffer threshold") \
 	X(HEADROOM_OVERFLOW,       IN,  "lossless PG out of headroom (PFC came too late)") \
 	X(EXCEEDS_L3_MTU,          OUT, "IPv4 packet larger than the egress MTU") \
 	X(EGRESS_QUEUE_THRESHOLD,  OUT, "egress queue over its shared-buffer threshold") \
+	X(PFC_WD_TX_DROP,          OUT, "for a queue the PFC watchdog stormed (drop)") \
 	X(L3_EGRESS_LINK_DOWN,     OUT, "egress port is admin down") \
 	X(TX_RING_FULL,            OUT, "handoff ring to the egress port's lcore full") \
 	X(TX_QUEUE_FULL,           OUT, "PMD did not accept the packet") \

@@ -114,6 +114,8 @@ struct lsw_mmu_lcore {
 	/* Drops by reason (pg, headroom, queue); their sum is the queue's DROPPED_PACKETS. */
 	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][3];
 	uint64_t pool_drops[LSW_MAX_POOLS];
+	uint64_t wd_tx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES]; /* PFC watchdog, per stormed queue */
+	uint64_t wd_rx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	/* Sizes per TC: bins, bytes, bytes charged; and exact lengths for the cell advice. */
 	uint64_t tc_hist[LSW_NUM_TC][LSW_HIST_BINS];
 	uint64_t tc_bytes[LSW_NUM_TC];

@@ -46,6 +46,7 @@ struct lsw_pfc_port {
 	uint8_t tx_xoff;       /* priorities to send XOFF for in the next frame */
 	uint8_t tx_xon;        /* priorities to send XON for */
 	uint64_t tx_since[8];  /* per priority: when we started pausing the peer; 0 = not */
+	uint8_t ignore_applied; /* the watchdog's ignore-pause queues the pauses reflect */
 };
 
 #endif
