@@ -307,6 +307,7 @@ main(int argc, char **argv)
 		while (!stop_requested) {
 			lsw_rpc_server_poll(sw.rpc, POLL_MS, lsw_now_ns());
 			lsw_neigh_process(&sw);
+			lsw_pfcwd_poll(&sw, lsw_now_ns());
 		}
 		LSW_LOG(INFO, "stopping");
 	}

@@ -9,6 +9,7 @@
 #include <rte_ethdev.h>
 #include "lsw/config.h"
 #include "lsw/dataplane.h"
+#include "lsw/pfcwd.h"
 
 struct lsw_fibctl;
 struct lsw_rpc_server;
@@ -37,6 +38,15 @@ struct lsw_switch {
 	bool suspended[LSW_MAX_PORTS];  /* port being reconfigured (see ports.c) */
 	uint8_t wd_ignore_pause[LSW_MAX_PORTS]; /* PFC watchdog actions in force, per queue */
 	uint8_t wd_drop[LSW_MAX_PORTS];
+	struct lsw_wd_queue wdq[LSW_MAX_PORTS][LSW_NUM_QUEUES]; /* watchdog state (pfcwd.c) */
+	struct lsw_wd_stats {
+		uint8_t action;           /* in force for the current storm */
+		uint64_t base[4];         /* tx pkts, tx drops, rx pkts, rx drops at storm start */
+		uint64_t last[4];         /* over the last storm */
+		uint64_t total[4];        /* over all finished storms */
+	} wds[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t wd_last_poll_ns;
+	bool wd_brs_active;
 	uint64_t start_ns;
 	bool hugepages;
 };
@@ -63,6 +73,9 @@ void lsw_stats_clear(struct lsw_switch *sw, int port);
 /* The MMU as the workers' shares add up: occupancy and counters summed (counters minus the
  * clear baseline), watermarks the largest any worker saw. @out is caller-allocated. */
 void lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
+
+/* pfcwd.c */
+void lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_ns);
 
 /* config_apply.c */
 json_t *lsw_config_merge(const json_t *target, const json_t *patch);

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* pfc.stats and pfcwd.stats. SAI's SAI_PORT_STAT_PFC_n_* and SONiC's PFC_WD_QUEUE_STATS_*. */
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include "rpc.h"
+#include "switch.h"
+
+static json_t *
+pfc_port_json(struct lsw_switch *sw, const struct lsw_lcore_counters *sum, uint16_t p,
+	      uint64_t now_tsc)
+{
+	const struct lsw_pfc_counters *pc = &sum->port[p].pfc;
+	const struct lsw_pfc_port *pf = &sw->dp.sched[p]->pfc;
+	const double us = 1e6 / (double)sw->dp.tsc_hz;
+	json_t *prios = json_object();
+	uint8_t rx_paused = __atomic_load_n(&pf->rx_paused, __ATOMIC_RELAXED);
+
+	for (int n = 0; n < 8; n++) {
+		char k[40];
+		uint64_t rx = pc->rx_pause_ticks[n], tx = pc->tx_pause_ticks[n];
+		uint64_t since = __atomic_load_n(&pf->rx_since[n], __ATOMIC_RELAXED);
+		uint64_t until = __atomic_load_n(&pf->rx_until[n], __ATOMIC_RELAXED);
+		uint64_t tx_since = __atomic_load_n(&pf->tx_since[n], __ATOMIC_RELAXED);
+		bool paused = (rx_paused >> n & 1) && since && (int64_t)(until - now_tsc) > 0;
+		if ((rx_paused >> n & 1) && since) /* a pause still running counts so far */
+			rx += ((int64_t)(until - now_tsc) > 0 ? now_tsc : until) - since;
+		if (tx_since)
+			tx += now_tsc - tx_since;
+		json_t *o = json_object();
+		snprintf(k, sizeof(k), "PFC_%d_RX_PKTS", n);
+		json_object_set_new(o, k, json_integer((json_int_t)pc->rx_pkts[n]));
+		snprintf(k, sizeof(k), "PFC_%d_TX_PKTS", n);
+		json_object_set_new(o, k, json_integer((json_int_t)pc->tx_pkts[n]));
+		snprintf(k, sizeof(k), "PFC_%d_ON2OFF_RX_PKTS", n);
+		json_object_set_new(o, k, json_integer((json_int_t)pc->on2off_rx[n]));
+		snprintf(k, sizeof(k), "PFC_%d_RX_PAUSE_DURATION_US", n);
+		json_object_set_new(o, k, json_integer((json_int_t)((double)rx * us)));
+		snprintf(k, sizeof(k), "PFC_%d_TX_PAUSE_DURATION_US", n);
+		json_object_set_new(o, k, json_integer((json_int_t)((double)tx * us)));
+		json_object_set_new(o, "rx_paused", json_boolean(paused));
+		json_object_set_new(o, "tx_pausing", json_boolean(tx_since != 0));
+		snprintf(k, sizeof(k), "%d", n);
+		json_object_set_new(prios, k, o);
+	}
+	char en[24] = "";
+	for (int n = 0, l = 0; n < 8; n++)
+		if (sw->cfg->qos.port[p].pfc_enable >> n & 1)
+			l += snprintf(en + l, sizeof(en) - (size_t)l, "%s%d", l ? "," : "", n);
+	return json_pack("{s:s, s:i, s:b, s:o}", "pfc_enable", en,
+			 "pfc_quanta", sw->cfg->port[p].pfc_quanta, "rx_pause",
+			 sw->cfg->port[p].rx_pause, "priorities", prios);
+}
+
+static json_t *
+pfc_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {"port", NULL};
+	int port;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
+		return NULL;
+	struct lsw_lcore_counters *sum = rte_malloc("lsw_pfc_sum", sizeof(*sum), 0);
+	if (sum == NULL) {
+		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
+		return NULL;
+	}
+	lsw_stats_sum(sw, sum);
+	uint64_t now = rte_rdtsc();
+	json_t *ports = json_object();
+	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
+		if (port < 0 || p == port)
+			json_object_set_new(ports, sw->cfg->port[p].name,
+					    pfc_port_json(sw, sum, p, now));
+	rte_free(sum);
+	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
+}
+
+static const struct lsw_rpc_method m_pfc_stats = {
+	.name = "pfc.stats",
+	.summary = "PFC per port and priority: frames sent and received, pause durations",
+	.params = "port?: string",
+	.safe_while_forwarding = true,
+	.fn = pfc_stats,
+};
+LSW_RPC_REGISTER(m_pfc_stats)
+
+static json_t *
+pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {"port", NULL};
+	static const char *const actions[] = {"drop", "forward", "alert"};
+	static const char *const names[4] = {"TX_PACKETS", "TX_DROPPED_PACKETS", "RX_PACKETS",
+					     "RX_DROPPED_PACKETS"};
+	const struct lsw_config *c = sw->cfg;
+	int port;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
+		return NULL;
+	struct lsw_mmu_lcore *v = rte_malloc("lsw_wd_rpc", sizeof(*v), 0);
+	if (v == NULL) {
+		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
+		return NULL;
+	}
+	lsw_stats_mmu(sw, v);
+	json_t *ports = json_object();
+	for (uint16_t p = 0; p < c->n_ports; p++) {
+		const struct lsw_port_qos *pq = &c->qos.port[p];
+		const struct lsw_pfcwd_port *wp = &c->qos.wd.port[p];
+		if ((port >= 0 && p != port) || !pq->pfcwd_enable)
+			continue;
+		json_t *queues = json_object();
+		for (uint8_t prio = 0; prio < 8; prio++) {
+			if (!(pq->pfcwd_enable >> prio & 1))
+				continue;
+			uint8_t q = c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]]
+				    .v[prio];
+			const struct lsw_wd_queue *wq = &sw->wdq[p][q];
+			const struct lsw_wd_stats *st = &sw->wds[p][q];
+			uint64_t cur[4], pg = c->qos.map[LSW_MAP_PFC_TO_PG][pq->map[LSW_MAP_PFC_TO_PG]]
+					      .v[prio];
+			cur[0] = v->q_tx_pkts[p][q];
+			cur[1] = v->wd_tx_drops[p][q];
+			cur[2] = v->pg_pkts[p][pg] + v->wd_rx_drops[p][q];
+			cur[3] = v->wd_rx_drops[p][q];
+			bool stormed = wq->state == LSW_WD_STORMED;
+			json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:s}",
+				"PFC_WD_STATUS", stormed ? "stormed" : "operational", "priority", prio,
+				"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", (json_int_t)wq->detected,
+				"PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", (json_int_t)wq->restored,
+				"action", actions[stormed ? st->action : wp->action]);
+			for (int i = 0; i < 4; i++) {
+				char k[64];
+				/* While stormed, the running storm counts in both. */
+				uint64_t run = stormed ? cur[i] - st->base[i] : 0;
+				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s", names[i]);
+				json_object_set_new(o, k, json_integer((json_int_t)(st->total[i] + run)));
+				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s_LAST", names[i]);
+				json_object_set_new(o, k, json_integer((json_int_t)(stormed ? run :
+										    st->last[i])));
+			}
+			char k[4];
+			snprintf(k, sizeof(k), "%u", q);
+			json_object_set_new(queues, k, o);
+		}
+		json_object_set_new(ports, c->port[p].name, json_pack("{s:i, s:i, s:o}",
+			"detection_time", wp->detection_ms, "restoration_time", wp->restoration_ms,
+			"queues", queues));
+	}
+	rte_free(v);
+	return json_pack("{s:i, s:b, s:o}", "poll_interval", c->qos.wd.poll_ms,
+			 "big_red_switch", c->qos.wd.big_red_switch, "ports", ports);
+}
+
+static const struct lsw_rpc_method m_pfcwd_stats = {
+	.name = "pfcwd.stats",
+	.summary = "PFC watchdog per watched queue: status, storms, packets and drops",
+	.params = "port?: string",
+	.safe_while_forwarding = true,
+	.fn = pfcwd_stats,
+};
+LSW_RPC_REGISTER(m_pfcwd_stats)
