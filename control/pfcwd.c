@@ -77,6 +77,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_ns)
 {
 	const struct lsw_config *c = sw->cfg;
 	const struct lsw_pfcwd_conf *wd = &c->qos.wd;
+	uint16_t restored[LSW_MAX_PORTS * LSW_NUM_QUEUES][3];
+	unsigned int n_restored = 0;
 	bool changed = false;
 
 	if (now_ns - sw->wd_last_poll_ns < (uint64_t)wd->poll_ms * 1000000)
@@ -160,10 +162,10 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_ns)
 				LSW_LOG(WARNING, "PFC storm detected on %s queue %u (priority %u), "
 					"action %s", c->port[p].name, q, prio, action_names[wp->action]);
 			} else if (e == LSW_WD_RESTORE) {
-				for (int i = 0; i < 4; i++) {
-					st->last[i] = cur[i] - st->base[i];
-					st->total[i] += st->last[i];
-				}
+				/* The storm's counters are closed once the workers stop acting. */
+				restored[n_restored][0] = p;
+				restored[n_restored][1] = q;
+				restored[n_restored++][2] = prio;
 				apply(sw, p, q, st->action, false);
 				changed = true;
 				LSW_LOG(WARNING, "PFC storm restored on %s queue %u (priority %u)",
@@ -176,6 +178,20 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_ns)
 		struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
 		if (conf != NULL)
 			lsw_snapshot_publish(sw, conf);
+	}
+	if (n_restored) {
+		lsw_stats_mmu(sw, v);
+		for (unsigned int i = 0; i < n_restored; i++) {
+			uint16_t p = restored[i][0];
+			uint8_t q = (uint8_t)restored[i][1], prio = (uint8_t)restored[i][2];
+			struct lsw_wd_stats *st = &sw->wds[p][q];
+			uint64_t cur[4];
+			storm_counters(sw, v, p, prio, q, cur);
+			for (int k = 0; k < 4; k++) {
+				st->last[k] = cur[k] - st->base[k];
+				st->total[k] += st->last[k];
+			}
+		}
 	}
 out:
 	rte_free(v);
