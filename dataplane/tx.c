@@ -62,8 +62,8 @@ lsw_tx_ctl(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	lsw_tx_enqueue(w, conf, port, m);
 }
 
-static void tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
-		     struct rte_mbuf **pkts, uint16_t n);
+static uint16_t tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+			 struct rte_mbuf **pkts, uint16_t n);
 
 /* Hand staged packets to the owner of @port (or, forwarding direct, to the PMD). */
 void
@@ -81,7 +81,10 @@ lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 				lsw_count_drop(w, port, LSW_DROP_L3_EGRESS_LINK_DOWN, b->pkt[i]);
 			return;
 		}
-		tx_burst(w, conf, port, b->pkt, n);
+		/* Direct forwarding keeps no buffer: what the PMD refuses is dropped. */
+		uint16_t sent = tx_burst(w, conf, port, b->pkt, n);
+		for (uint16_t i = sent; i < n; i++)
+			lsw_count_drop(w, port, LSW_DROP_TX_QUEUE_FULL, b->pkt[i]);
 		return;
 	}
 	sent = (uint16_t)rte_ring_sp_enqueue_burst(w->dp->handoff[w->idx][port],
@@ -123,8 +126,9 @@ lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 	return total;
 }
 
-/* Give the PMD what the scheduler chose; count what it took, drop what it refused. */
-static void
+/* Give the PMD @n frames; count what it took. Returns how many it took: the rest are the
+ * caller's (the egress keeps them for the next loop, as a link holds back its sender). */
+static uint16_t
 tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	 struct rte_mbuf **pkts, uint16_t n)
 {
@@ -141,11 +145,23 @@ tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	for (uint16_t i = sent; i < n; i++) {
 		bytes -= pkts[i]->pkt_len;
 		mc -= *rte_pktmbuf_mtod(pkts[i], uint8_t *) & 1;
-		lsw_count_drop(w, port, LSW_DROP_TX_QUEUE_FULL, pkts[i]);
 	}
 	pc->ctr[LSW_PC_IF_OUT_OCTETS] += bytes;
 	pc->ctr[LSW_PC_IF_OUT_NON_UCAST_PKTS] += mc;
 	pc->ctr[LSW_PC_IF_OUT_UCAST_PKTS] += sent - mc;
+	return sent;
+}
+
+/* Send from the egress: what the PMD refuses waits in the port's pending slots. */
+static void
+egress_tx(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	  struct rte_mbuf **pkts, uint16_t n)
+{
+	struct lsw_sched *s = w->dp->sched[port];
+	uint16_t sent = tx_burst(w, conf, port, pkts, n);
+
+	for (uint16_t i = sent; i < n; i++)
+		s->pend[s->n_pend++] = pkts[i];
 }
 
 /* Empty data queue @q of @port, giving the buffer back and counting each packet as @why.
@@ -183,6 +199,9 @@ lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16
 		lsw_count_drop(w, port, why, m);
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		drop_queue(w, conf, port, q, why);
+	for (uint16_t i = 0; i < s->n_pend; i++)
+		lsw_count_drop(w, port, why, s->pend[i]);
+	s->n_pend = 0;
 }
 
 /* Queues the PFC watchdog stormed with action drop hold nothing. */
@@ -213,6 +232,14 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 		return 0; /* its queues wait for the port to come back */
 	if (unlikely(conf->port[port].wd_drop))
 		wd_flush(w, conf, port);
+	/* Frames the PMD refused last time go first; while it refuses, nothing else moves. */
+	if (unlikely(s->n_pend != 0)) {
+		uint16_t k = s->n_pend;
+		s->n_pend = 0;
+		egress_tx(w, conf, port, s->pend, k); /* moves what is left to the front */
+		if (s->n_pend != 0)
+			return 0;
+	}
 	/* A PFC frame goes ahead of everything, outside the shaper (its bytes count). */
 	if (unlikely((s->pfc.tx_xoff | s->pfc.tx_xon) != 0) &&
 	    (m = lsw_pfc_take_frame(w, conf, port, now)) != NULL) {
@@ -225,7 +252,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 		queued |= lsw_fifo_count(&s->q[q]);
 	if (queued == 0) {
 		if (n)
-			tx_burst(w, conf, port, pkts, n);
+			egress_tx(w, conf, port, pkts, n);
 		return n;
 	}
 	lsw_shaper_refill(s, c, hz, now);
@@ -269,7 +296,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 			break; /* out of tokens: the head waits */
 	}
 	if (n)
-		tx_burst(w, conf, port, pkts, n);
+		egress_tx(w, conf, port, pkts, n);
 	return n;
 }
 
@@ -283,6 +310,8 @@ lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t p
 
 	if (lsw_fifo_count(&s->ctl))
 		return 0;
+	if (s->n_pend) /* the PMD was full: look again in a microsecond */
+		return w->dp->tsc_hz / 1000000;
 	for (int q = 0; q < LSW_NUM_QUEUES; q++) {
 		struct rte_mbuf *m = lsw_fifo_peek(&s->q[q]);
 		if (m == NULL)

@@ -97,6 +97,8 @@ struct lsw_sched {
 	uint64_t last;                /* tsc of the last refill */
 	uint64_t pause_until[LSW_NUM_QUEUES]; /* tsc; a queue is not served before (PFC) */
 	struct lsw_pfc_port pfc;      /* the port's PFC state, same owner */
+	uint16_t n_pend;              /* frames the PMD refused, sent first next time */
+	struct rte_mbuf *pend[32];
 };
 
 int lsw_sched_init(struct lsw_sched *s, uint32_t capacity, int socket);
