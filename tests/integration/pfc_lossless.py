@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Lossless end to end (buffers.md T3): two lsw linked by net_memif. S replays 2000 lossless
+frames (DSCP 3) towards B, whose egress is shaped to 100 Mb/s. B's PG 3 crosses its XOFF
+point and pauses S; S obeys (its queue holds the rest) and resumes on XON. Every frame
+arrives, nothing is dropped anywhere, B's headroom peak stays within its xoff. Cut B's
+headroom to 4 KB and headroom overflows appear: the test can fail."""
+import copy
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from lswtest import SOURCE, Lsw, base_config, run_test, tmpdir, wait_until  # noqa: E402
+
+FRAMES = 2000
+SIZE = 1024
+B_MAC = "02:00:00:00:0b:00"
+# net_memif reports a 1518-byte max frame, so the link between S and B runs MTU 1500.
+LINK = {"speed": "10000", "mtu": "1500"}
+
+
+def configs(tmp, xoff):
+    sock = os.path.join(tmp, "memif.sock")
+    memif = "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0,rsize=4"
+    pcap = os.path.join(tmp, "in.pcap")
+    s = base_config(tmp, {
+        "Ethernet0": ("net_pcap0,rx_pcap=%s" % pcap, "10.0.0.0/31", None),
+        "Ethernet4": (memif % ("server", sock), "10.0.1.0/31", LINK)},
+        rpc_socket=os.path.join(tmp, "s.sock"), file_prefix="lsw-s-%d" % os.getpid())
+    s["STATIC_ROUTE"] = {"10.9.0.0/16": {"nexthop": "10.0.1.1"}}
+    s["NEIGH"] = {"Ethernet4|10.0.1.1": {"neigh": B_MAC}}
+    s["PORT_QOS_MAP"] = {"Ethernet0,Ethernet4": {"pfc_enable": "3"}}
+    b = base_config(tmp, {
+        "Ethernet0": (memif % ("client", sock), "10.0.1.1/31", LINK),
+        "Ethernet4": ("net_null0,no-rx=1", "10.0.2.0/31", {"speed": "100"})},
+        rpc_socket=os.path.join(tmp, "b.sock"), file_prefix="lsw-b-%d" % os.getpid())
+    b["LSW_PORT"]["Ethernet0"]["mac"] = B_MAC
+    b["STATIC_ROUTE"] = {"10.9.0.0/16": {"nexthop": "10.0.2.1"}}
+    b["NEIGH"] = {"Ethernet4|10.0.2.1": {"neigh": "02:00:00:00:0c:01"}}
+    b["BUFFER_POOL"] = {
+        "ingress_lossless_pool": {"type": "ingress", "mode": "static"},
+        "egress_lossless_pool": {"type": "egress", "mode": "static"}}
+    b["BUFFER_PROFILE"] = {
+        "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "static_th": "1MB"},
+        "pg_lossless": {"pool": "ingress_lossless_pool", "size": xoff, "xoff": xoff,
+                        "static_th": "16KB"},
+        "egress_lossy_profile": {"pool": "egress_lossless_pool", "static_th": "8MB"}}
+    b["BUFFER_PG"] = {"Ethernet0|3": {"profile": "pg_lossless"}}
+    b["PORT_QOS_MAP"] = {"Ethernet0,Ethernet4": {"pfc_enable": "3"}}
+    return s, b
+
+
+def run(tmp, xoff):
+    s_cfg, b_cfg = configs(tmp, xoff)
+    s, b = Lsw(s_cfg, tmp, "s"), Lsw(b_cfg, tmp, "b")
+    try:
+        s.start()
+        b.start()
+        # S has sent everything; B has received all of it (or dropped some).
+        def done():
+            so = s.rpc("port.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]
+            bi = b.rpc("port.stats", {"port": "Ethernet0"})["ports"]["Ethernet0"]
+            bo = b.rpc("queue.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]["3"]
+            got = bi["IF_IN_UCAST_PKTS"]
+            return so["IF_OUT_UCAST_PKTS"] >= FRAMES and got >= FRAMES and \
+                bo["CURR_OCCUPANCY_BYTES"] == 0 and (so, bi, bo)
+        so, bi, bo = wait_until(done, timeout=120, what="every frame through S and B")
+        res = {
+            "b_drops": b.rpc("port.stats")["ports"],
+            "s_drops": s.rpc("port.stats")["ports"],
+            "b_pg": b.rpc("pg.stats", {"port": "Ethernet0"})["ports"]["Ethernet0"]["3"],
+            "b_pfc": b.rpc("pfc.stats", {"port": "Ethernet0"})["ports"]["Ethernet0"]
+            ["priorities"]["3"],
+            "s_pfc": s.rpc("pfc.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]
+            ["priorities"]["3"],
+            "s_q": s.rpc("queue.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]["3"],
+            "b_out": bo,
+        }
+        s.stop()
+        b.stop()
+        return res
+    finally:
+        s.kill()
+        b.kill()
+
+
+def test_pfc_lossless():
+    tmp = tmpdir("lsw-lossless-")
+    subprocess.run([os.path.join(SOURCE, "tools", "lsw-pcapgen"), os.path.join(tmp, "in.pcap"),
+                    "--profile", "roce", "--size", str(SIZE), "--flows", str(FRAMES),
+                    "--dscp", "3", "--dst-net", "10.9.0.0/16"], check=True, capture_output=True)
+    r = run(tmp, "128KB")
+    for who in ("b_drops", "s_drops"):
+        for port, st in r[who].items():
+            assert st["drops"] == {}, (who, port, st["drops"])
+    assert r["b_out"]["PACKETS"] == FRAMES, r["b_out"]
+    # B paused S, S obeyed: S's queue held what B could not take yet.
+    assert r["b_pfc"]["PFC_3_TX_PKTS"] > 0 and r["s_pfc"]["PFC_3_RX_PKTS"] > 0, r
+    assert r["s_pfc"]["PFC_3_RX_PAUSE_DURATION_US"] > 0, r["s_pfc"]
+    assert r["s_q"]["WATERMARK_BYTES"] > 128 * 1024, r["s_q"]
+    # B's headroom absorbed what was in flight, within the configured xoff.
+    pg = r["b_pg"]
+    assert 0 < pg["XOFF_ROOM_WATERMARK_BYTES"] <= 128 * 1024, pg
+    assert pg["DROPPED_PACKETS"] == 0, pg
+    print("headroom used: %d of %d bytes; S paused %d us by %d PFC frames" % (
+        pg["XOFF_ROOM_WATERMARK_BYTES"], 128 * 1024, r["s_pfc"]["PFC_3_RX_PAUSE_DURATION_US"],
+        r["s_pfc"]["PFC_3_RX_PKTS"]))
+
+    # Headroom cut far below what is in flight: the lossless PG overflows.
+    r = run(tmp, "4KB")
+    overflow = r["b_drops"]["Ethernet0"]["drops"].get("HEADROOM_OVERFLOW", 0)
+    assert overflow > 0, r["b_drops"]
+    assert r["b_pg"]["DROPPED_PACKETS"] == overflow
+    print("with 4 KB of headroom: %d headroom overflows" % overflow)
+
+
+if __name__ == "__main__":
+    run_test(test_pfc_lossless)
