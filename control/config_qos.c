@@ -709,6 +709,11 @@ parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 	};
 	static const char *const wd_states[] = {"disable", "enable", NULL};
 	char p[LSW_PATH_LEN], pf[LSW_PATH_LEN], buf[LSW_QOS_NAME_LEN];
+	/* Per port: the entry that armed the watchdog, and whether it named priorities
+	 * (pfcwd_sw_enable) or follows pfc_enable (pfc_watchdog_status), which another entry
+	 * may set: both are settled once every entry is read. */
+	const char *wd_key[LSW_MAX_PORTS] = {NULL};
+	bool wd_follow[LSW_MAX_PORTS] = {false};
 	const char *key, *s;
 	json_t *o, *v;
 
@@ -755,7 +760,7 @@ parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		/* pfc_enable: the lossless priorities. pfcwd_sw_enable (priorities) or
 		 * pfc_watchdog_status (enable: the pfc_enable ones) arm the watchdog. */
 		uint8_t pfc = 0, wd = 0;
-		bool has_pfc = false, has_wd = false;
+		bool has_pfc = false, has_wd = false, follow = false;
 		unsigned int st = 0;
 		if ((v = json_object_get(o, "pfc_enable")) != NULL) {
 			lsw_path_key(pf, p, "pfc_enable");
@@ -768,24 +773,33 @@ parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		if ((v = json_object_get(o, "pfc_watchdog_status")) != NULL) {
 			lsw_path_key(pf, p, "pfc_watchdog_status");
 			if (lsw_jv_enum(v, pf, wd_states, &st, errs) && !has_wd) {
-				wd = st ? pfc : 0;
+				follow = st == 1;
 				has_wd = true;
 			} else if (has_wd && st == 0) {
 				wd = 0;
 			}
-		}
-		if (has_wd && (wd & ~pfc)) {
-			lsw_path_key(pf, p, "pfcwd_sw_enable");
-			lsw_errs_add(errs, pf, "the watchdog watches lossless priorities: 0x%02x is not "
-				     "all in pfc_enable", wd);
 		}
 		for (uint16_t port = 0; port < c->n_ports; port++) {
 			if (!ports[port])
 				continue;
 			if (has_pfc)
 				c->qos.port[port].pfc_enable = pfc;
-			if (has_wd)
+			if (has_wd) {
 				c->qos.port[port].pfcwd_enable = wd;
+				wd_follow[port] = follow;
+				wd_key[port] = key;
+			}
+		}
+	}
+	for (uint16_t port = 0; port < c->n_ports; port++) {
+		struct lsw_port_qos *q = &c->qos.port[port];
+		if (wd_follow[port])
+			q->pfcwd_enable = q->pfc_enable;
+		if (q->pfcwd_enable & ~q->pfc_enable) {
+			lsw_path_key(p, "$.PORT_QOS_MAP", wd_key[port]);
+			lsw_path_key(pf, p, "pfcwd_sw_enable");
+			lsw_errs_add(errs, pf, "the watchdog watches lossless priorities: 0x%02x is not "
+				     "all in %s's pfc_enable", q->pfcwd_enable, c->port[port].name);
 		}
 	}
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
@@ -307,7 +308,7 @@ main(int argc, char **argv)
 		while (!stop_requested) {
 			lsw_rpc_server_poll(sw.rpc, POLL_MS, lsw_now_ns());
 			lsw_neigh_process(&sw);
-			lsw_pfcwd_poll(&sw, lsw_now_ns());
+			lsw_pfcwd_poll(&sw, rte_rdtsc());
 		}
 		LSW_LOG(INFO, "stopping");
 	}

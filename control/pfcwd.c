@@ -10,7 +10,6 @@
  * packets sent and dropped, received and dropped, over all storms and the last one.
  */
 #include <string.h>
-#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include "lsw/log.h"
 #include "lsw/pfcwd.h"
@@ -73,8 +72,10 @@ apply(struct lsw_switch *sw, uint16_t port, uint8_t q, uint8_t action, bool on)
 }
 
 void
-lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_ns)
+lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 {
+	const uint64_t hz = sw->dp.tsc_hz;
+	const uint64_t now_ns = now_tsc / hz * 1000000000 + now_tsc % hz * 1000000000 / hz;
 	const struct lsw_config *c = sw->cfg;
 	const struct lsw_pfcwd_conf *wd = &c->qos.wd;
 	uint16_t restored[LSW_MAX_PORTS * LSW_NUM_QUEUES][3];
@@ -96,7 +97,6 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_ns)
 		goto out;
 	lsw_stats_mmu(sw, v);
 	lsw_stats_sum(sw, sum);
-	uint64_t now_tsc = rte_rdtsc();
 
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos *pq = &c->qos.port[p];

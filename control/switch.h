@@ -75,7 +75,8 @@ void lsw_stats_clear(struct lsw_switch *sw, int port);
 void lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
 
 /* pfcwd.c */
-void lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_ns);
+/* The PFC watchdog at @now_tsc (the TSC, or a test's fake clock at dp.tsc_hz). */
+void lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc);
 
 /* config_apply.c */
 json_t *lsw_config_merge(const json_t *target, const json_t *patch);

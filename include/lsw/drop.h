@@ -47,7 +47,7 @@
 	X(LOCAL_UNSUPPORTED,       IN,  "addressed to the switch, but not ICMP echo") \
 	X(ICMP_MALFORMED,          IN,  "ICMP to the switch too short or bad checksum") \
 	X(UNRESOLVED_NEXT_HOP,     IN,  "next hop did not answer ARP in time") \
-	X(PFC_WD_RX_DROP,          IN,  "arrived on a priority whose queue the PFC watchdog stormed (drop)") \
+	X(PFC_WD_RX_DROP,          IN,  "on a priority whose queue the PFC watchdog stormed (drop)") \
 	X(NEIGH_HOLD_OVERFLOW,     IN,  "too many packets waiting for ARP") \
 	X(INGRESS_PG_THRESHOLD,    IN,  "lossy PG over its shared-buffer threshold") \
 	X(HEADROOM_OVERFLOW,       IN,  "lossless PG out of headroom (PFC came too late)") \

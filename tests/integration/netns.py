@@ -31,8 +31,9 @@ def test_netns():
         print("SKIP: needs iperf3")
         sys.exit(SKIP)
     tag = "%d" % (os.getpid() % 100000)
-    hosts = {"a": ("lswa" + tag, "lswt-a-" + tag, "192.168.1.2", "192.168.1.1", "02:aa:00:00:00:02"),
-             "b": ("lswb" + tag, "lswt-b-" + tag, "192.168.2.2", "192.168.2.1", "02:bb:00:00:00:02")}
+    hosts = {
+        "a": ("lswa" + tag, "lswt-a-" + tag, "192.168.1.2", "192.168.1.1", "02:aa:00:00:00:02"),
+        "b": ("lswb" + tag, "lswt-b-" + tag, "192.168.2.2", "192.168.2.1", "02:bb:00:00:00:02")}
     tmp = tmpdir("lsw-netns-")
     cfg = base_config(tmp, {
         "Ethernet0": ("net_tap0,iface=" + hosts["a"][0], "192.168.1.1/24", {"mtu": "1500"}),

@@ -78,6 +78,9 @@ t_switch_new(const char *json)
 	sw->dp.pool = pool;
 	sw->dp.tsc_hz = T_HZ;
 	sw->dp.n_workers = 1;
+	/* No worker thread is ever online here, so a publish frees the old snapshot at once. */
+	sw->dp.qsv = rte_zmalloc("t_qsv", rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);
+	assert_int_equal(rte_rcu_qsbr_init(sw->dp.qsv, 1), 0);
 	sw->dp.ctr = rte_zmalloc("t_ctr", sizeof(*sw->dp.ctr) * LSW_MAX_WORKERS,
 				 RTE_CACHE_LINE_SIZE);
 	strcat(name, "_neigh");
@@ -141,6 +144,7 @@ t_switch_free(struct t_switch *t)
 	lsw_fibctl_destroy(sw->fibc);
 	rte_ring_free(sw->dp.neigh_ring);
 	rte_free(sw->dp.ctr);
+	rte_free(sw->dp.qsv);
 	rte_free(t->conf);
 	lsw_config_free(sw->cfg);
 	free(t);

@@ -3,7 +3,8 @@
  * PFC on a fake clock: the frame (encode, decode, bad lengths, unknown opcodes), pause
  * timers at several speeds and quanta (buffers.md T4), bits left alone, XON, pause
  * durations, 802.3x PAUSE, and generation from a lossless PG: XOFF with the configured
- * quanta, refresh at half the pause time, XON once drained, never for lossy priorities.
+ * quanta, refresh at half the pause time, XON once drained; lossy PGs never pause, never
+ * take headroom, and do not disturb the lossless one (T10).
  */
 #include <string.h>
 #include <rte_ip.h>
@@ -247,22 +248,48 @@ test_generation(void **state)
 	t_switch_free(t);
 }
 
-/* T10: a lossy PG at its threshold drops; it never sends XOFF. */
+/* T10: lossy PG 0 saturated alongside lossless PG 3 whose sender obeys the pause. PG 0
+ * drops at its threshold, never sends XOFF and never uses headroom; PG 3 pauses its own
+ * priority only and loses nothing. */
 static void
-test_lossy_never_pauses(void **state)
+test_lossy_isolation(void **state)
 {
 	struct t_switch *t = t_switch_new(CONFIG);
 	struct t_flow f = {.dst = "10.2.0.1", .payload = 1400, .vlan = -1};
+	static uint8_t lossless[2048];
 	uint16_t len = t_build_ipv4(buf, &f); /* DSCP 0: TC 1, PG 0 */
+	uint16_t llen = t_build_ipv4(lossless, &f);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(lossless + 14);
+	uint8_t enable;
+	uint16_t time[8];
+	int sent = 0, xoffs = 0;
 
 	(void)state;
-	for (int i = 0; i < 20000 && t_drops(t, 0, LSW_DROP_INGRESS_PG_THRESHOLD) == 0; i++) {
-		t_rx(t, 0, buf, len, 1000);
-		lsw_pfc_poll(&t->w, t->conf, 0, 1000);
+	ip->type_of_service = 3 << 2;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	for (int i = 0; i < 4000; i++) {
+		uint64_t now = 1000 + i;
+		t_rx(t, 0, buf, len, now);
+		/* The lossless sender stops while it is paused (the pause never ends here). */
+		if (!(sched(t, 0)->pfc.xoff_pg >> 3 & 1)) {
+			t_rx(t, 0, lossless, llen, now);
+			sent++;
+		}
+		lsw_pfc_poll(&t->w, t->conf, 0, now);
+		while (take_pfc(t, 0, now, &enable, time) != NULL) {
+			assert_int_equal(enable, 1 << 3);
+			xoffs++;
+		}
+		assert_int_equal(t->w.mmu->pg_occ[0][0][LSW_PART_HEADROOM], 0);
 	}
-	assert_true(t_drops(t, 0, LSW_DROP_INGRESS_PG_THRESHOLD) > 0);
-	assert_int_equal(sched(t, 0)->pfc.xoff_pg, 0);
-	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 1000));
+	assert_true(t_drops(t, 0, LSW_DROP_INGRESS_PG_THRESHOLD) > 1000);
+	assert_int_equal(t_drops(t, 0, LSW_DROP_HEADROOM_OVERFLOW), 0);
+	assert_true(xoffs >= 1);
+	/* Every lossless packet is queued for Ethernet4's queue 3. */
+	assert_int_equal(t->w.mmu->pg_pkts[0][3], sent);
+	assert_int_equal(lsw_fifo_count(&sched(t, 1)->q[3]), sent);
+	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.tx_pkts[0], 0);
 	t_switch_free(t);
 }
 
@@ -275,7 +302,7 @@ main(void)
 		cmocka_unit_test(test_rx_bits),
 		cmocka_unit_test(test_pause_8023x),
 		cmocka_unit_test(test_generation),
-		cmocka_unit_test(test_lossy_never_pauses),
+		cmocka_unit_test(test_lossy_isolation),
 	};
 	t_eal_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);

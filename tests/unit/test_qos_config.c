@@ -131,6 +131,35 @@ test_good(void **state)
 	lsw_config_free(c);
 }
 
+/* pfc_watchdog_status follows the port's pfc_enable wherever the config sets it, in any
+ * entry order; pfcwd_sw_enable names priorities; "disable" turns the watchdog off. */
+static void
+test_pfcwd_entries(void **state)
+{
+	struct lsw_errs errs;
+	struct lsw_config *c = load(
+		"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_watchdog_status\": \"enable\"},"
+		"  \"Ethernet0,Ethernet4\": {\"pfc_enable\": \"3,4\"},"
+		"  \"Ethernet4\": {\"pfcwd_sw_enable\": \"4\"}},"
+		" \"PFC_WD\": {\"Ethernet0\": {\"detection_time\": \"200\"},"
+		"  \"Ethernet4\": {\"detection_time\": \"400\", \"action\": \"forward\"}}}", &errs);
+
+	(void)state;
+	if (c == NULL)
+		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
+	assert_int_equal(c->qos.port[0].pfc_enable, 0x18);
+	assert_int_equal(c->qos.port[0].pfcwd_enable, 0x18);
+	assert_int_equal(c->qos.port[1].pfcwd_enable, 0x10);
+	assert_int_equal(c->qos.wd.port[1].action, LSW_WD_FORWARD);
+	assert_int_equal(c->qos.wd.poll_ms, 200);
+	lsw_config_free(c);
+	c = load("{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\","
+		 " \"pfcwd_sw_enable\": \"3\", \"pfc_watchdog_status\": \"disable\"}}}", &errs);
+	assert_non_null(c);
+	assert_int_equal(c->qos.port[0].pfcwd_enable, 0);
+	lsw_config_free(c);
+}
+
 /* {patch, the path one error must name exactly, words its message must hold} */
 static const char *const bads[][3] = {
 	{"{\"LSW\": {\"buffer\": {\"size\": \"12XB\"}}}", "$.LSW.buffer.size", "size in bytes"},
@@ -260,6 +289,7 @@ main(void)
 		cmocka_unit_test(test_headroom_t5),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_pfcwd_entries),
 		cmocka_unit_test(test_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
