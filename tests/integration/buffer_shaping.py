@@ -10,9 +10,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import SOURCE, Lsw, base_config, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import Lsw, base_config, roce_pcap, run_test, tmpdir, wait_until  # noqa: E402
 
-import subprocess  # noqa: E402
 
 MIB = 1 << 20
 CELL = 64
@@ -24,9 +23,7 @@ SPEED_MBPS = 100
 def test_buffer_shaping():
     tmp = tmpdir("lsw-buffer-")
     pcap = os.path.join(tmp, "roce.pcap")
-    subprocess.run([os.path.join(SOURCE, "tools", "lsw-pcapgen"), pcap, "--profile", "roce",
-                    "--size", str(FRAME), "--flows", "8", "--dst-net", "10.9.0.0/24"],
-                   check=True, capture_output=True)
+    roce_pcap(pcap, FRAME, 8, "10.9.0.0/24")
     cfg = base_config(tmp, {
         "Ethernet0": ("net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "10.0.0.0/31", None),
         "Ethernet4": ("net_pcap1,rx_pcap=%s,infinite_rx=1" % pcap, "10.0.0.2/31", None),

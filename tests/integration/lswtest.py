@@ -153,6 +153,16 @@ def port_total(stats, port, direction="IN"):
 _tmpdirs = []
 
 
+def roce_pcap(path, size, flows, dst_net, dscp=None):
+    """Write @flows RoCEv2 frames of @size bytes to @dst_net (tools/lsw-pcapgen) into @path."""
+    cmd = [os.path.join(SOURCE, "tools", "lsw-pcapgen"), path, "--profile", "roce",
+           "--size", str(size), "--flows", str(flows), "--dst-net", dst_net]
+    if dscp is not None:
+        cmd += ["--dscp", str(dscp)]
+    subprocess.run(cmd, check=True, capture_output=True)
+    return path
+
+
 def tmpdir(prefix):
     d = tempfile.mkdtemp(prefix=prefix)
     _tmpdirs.append(d)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import SOURCE, Lsw, base_config, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import Lsw, base_config, roce_pcap, run_test, tmpdir, wait_until  # noqa: E402
 
 QUANTA = 0x1234
 FRAMES = 100
@@ -20,9 +20,7 @@ SIZE = 1024
 def test_pfc_frames():
     tmp = tmpdir("lsw-pfc-")
     pcap = os.path.join(tmp, "in.pcap")
-    subprocess.run([os.path.join(SOURCE, "tools", "lsw-pcapgen"), pcap, "--profile", "roce",
-                    "--size", str(SIZE), "--flows", str(FRAMES), "--dscp", "3",
-                    "--dst-net", "10.9.0.0/16"], check=True, capture_output=True)
+    roce_pcap(pcap, SIZE, FRAMES, "10.9.0.0/16", dscp=3)
     out = os.path.join(tmp, "out0.pcap")
     cfg = base_config(tmp, {
         "Ethernet0": ("net_pcap0,rx_pcap=%s,tx_pcap=%s" % (pcap, out), "10.0.0.0/31", None),

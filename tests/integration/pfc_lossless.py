@@ -5,13 +5,11 @@ frames (DSCP 3) towards B, whose egress is shaped to 100 Mb/s. B's PG 3 crosses 
 point and pauses S; S obeys (its queue holds the rest) and resumes on XON. Every frame
 arrives, nothing is dropped anywhere, B's headroom peak stays within its xoff. Cut B's
 headroom to 4 KB and headroom overflows appear: the test can fail."""
-import copy
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import SOURCE, Lsw, base_config, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import Lsw, base_config, roce_pcap, run_test, tmpdir, wait_until  # noqa: E402
 
 FRAMES = 2000
 SIZE = 1024
@@ -87,9 +85,7 @@ def run(tmp, xoff):
 
 def test_pfc_lossless():
     tmp = tmpdir("lsw-lossless-")
-    subprocess.run([os.path.join(SOURCE, "tools", "lsw-pcapgen"), os.path.join(tmp, "in.pcap"),
-                    "--profile", "roce", "--size", str(SIZE), "--flows", str(FRAMES),
-                    "--dscp", "3", "--dst-net", "10.9.0.0/16"], check=True, capture_output=True)
+    roce_pcap(os.path.join(tmp, "in.pcap"), SIZE, FRAMES, "10.9.0.0/16", dscp=3)
     r = run(tmp, "128KB")
     for who in ("b_drops", "s_drops"):
         for port, st in r[who].items():

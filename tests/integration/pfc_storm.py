@@ -11,9 +11,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import SOURCE, Lsw, base_config, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import Lsw, base_config, roce_pcap, run_test, tmpdir, wait_until  # noqa: E402
 
-import subprocess  # noqa: E402
 from scapy.all import Ether, Raw, wrpcap  # noqa: E402
 
 
@@ -26,19 +25,12 @@ def pfc_xoff(prio, quanta):
 
 def test_pfc_storm():
     tmp = tmpdir("lsw-storm-")
-    gen = os.path.join(SOURCE, "tools", "lsw-pcapgen")
-    lossless = os.path.join(tmp, "lossless.pcap")
-    lossy = os.path.join(tmp, "lossy.pcap")
-    subprocess.run([gen, lossless, "--profile", "roce", "--size", "1024", "--flows", "8",
-                    "--dscp", "3", "--dst-net", "10.9.0.0/24"], check=True, capture_output=True)
-    subprocess.run([gen, lossy, "--profile", "roce", "--size", "256", "--flows", "8",
-                    "--dscp", "0", "--dst-net", "10.8.0.0/24"], check=True, capture_output=True)
+    lossless = roce_pcap(os.path.join(tmp, "lossless.pcap"), 1024, 8, "10.9.0.0/24", dscp=3)
+    lossy = roce_pcap(os.path.join(tmp, "lossy.pcap"), 256, 8, "10.8.0.0/24", dscp=0)
     storm = os.path.join(tmp, "storm.pcap")
     # One XOFF of 0xffff quanta at 10 Mb/s: 3.36 s of pause for priority 3.
     wrpcap(storm, [pfc_xoff(3, 0xffff)])
-    lossy4 = os.path.join(tmp, "lossy4.pcap")
-    subprocess.run([gen, lossy4, "--profile", "roce", "--size", "256", "--flows", "4",
-                    "--dscp", "0", "--dst-net", "10.9.0.0/24"], check=True, capture_output=True)
+    lossy4 = roce_pcap(os.path.join(tmp, "lossy4.pcap"), 256, 4, "10.9.0.0/24", dscp=0)
     cfg = base_config(tmp, {
         "Ethernet0": ("net_pcap0,rx_pcap=%s,infinite_rx=1" % lossless, "10.0.0.0/31", None),
         "Ethernet4": ("net_pcap1,rx_pcap=%s" % storm, "10.0.1.0/31", {"speed": "10"}),
@@ -88,7 +80,6 @@ def test_pfc_storm():
         t1 = sw.rpc("pfc.stats", {"port": "Ethernet0"})["ports"]["Ethernet0"]["priorities"]["3"]
         if wd()["PFC_WD_STATUS"] == "stormed":
             assert t1["PFC_3_TX_PKTS"] == t0["PFC_3_TX_PKTS"], (t0, t1)
-        pg = sw.rpc("pg.stats", {"port": "Ethernet0"})["ports"]["Ethernet0"]["3"]
         # The pause runs out; 400 ms later the queue restores and forwards again.
         s = wait_until(lambda: (lambda x: x["PFC_WD_STATUS"] == "operational" and x)(wd()),
                        timeout=60, what="restoration")

@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from lswtest import LSW, Lsw, RpcError, base_config, run_test, tmpdir, wait_until  # noqa: E402
