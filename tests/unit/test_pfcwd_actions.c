@@ -6,6 +6,7 @@
  * dropped and counted (no PG fills, so no PAUSE goes upstream); forward: the queue ignores
  * the pause and drains; alert: nothing changes but the counters. Other queues keep flowing.
  * After the storm the port behaves exactly as before: a pause pauses, nothing is dropped.
+ * And the big red switch.
  */
 #include <string.h>
 #include <rte_ip.h>
@@ -241,6 +242,44 @@ test_alert(void **state)
 	check_action("alert");
 }
 
+/* BIG_RED_SWITCH: every watched queue is stormed with drop at the next poll, without any
+ * storm and whatever its action; turning it off undoes it as a restore. */
+static void
+test_big_red_switch(void **state)
+{
+	char json[4096];
+	snprintf(json, sizeof(json), CONFIG_FMT, "forward");
+	struct sim x = {.t = t_switch_new(json), .now = 1000 * MS};
+	struct t_switch *t = x.t;
+	const struct lsw_wd_queue *wq = &t->sw.wdq[E4][3];
+
+	(void)state;
+	assert_int_equal(t_start_ports(t), 0);
+	run(&x, 300);
+	t->sw.cfg->qos.wd.big_red_switch = true; /* what config.set publishes */
+	run(&x, 101);
+	assert_int_equal(wq->state, LSW_WD_STORMED);
+	assert_int_equal(t->conf->port[E4].wd_drop, 1 << 3);
+	assert_int_equal(t->conf->port[E0].wd_drop, 0); /* Ethernet0 is not watched */
+	uint64_t drops = t_drops(t, E4, LSW_DROP_PFC_WD_TX_DROP), lossy = tx(t, E4, 1);
+	run(&x, 10);
+	assert_int_equal(t_drops(t, E4, LSW_DROP_PFC_WD_TX_DROP), drops + 10);
+	assert_int_equal(tx(t, E4, 1), lossy + 10);
+	t->sw.cfg->qos.wd.big_red_switch = false;
+	run(&x, 101);
+	assert_int_equal(wq->state, LSW_WD_OPERATIONAL);
+	assert_int_equal(wq->detected, 1);
+	assert_int_equal(wq->restored, 1);
+	assert_int_equal(t->conf->port[E4].wd_drop | t->conf->port[E4].wd_ignore_pause, 0);
+	uint64_t sent = tx(t, E4, 3);
+	run(&x, 10);
+	assert_int_equal(tx(t, E4, 3), sent + 10);
+	for (uint16_t p = E0; p <= E4; p++)
+		while (t_tx_count(t, p) && lsw_egress_run(&t->w, t->conf, p, x.now))
+			;
+	t_switch_free(t);
+}
+
 int
 main(void)
 {
@@ -248,6 +287,7 @@ main(void)
 		cmocka_unit_test(test_drop),
 		cmocka_unit_test(test_forward),
 		cmocka_unit_test(test_alert),
+		cmocka_unit_test(test_big_red_switch),
 	};
 	t_eal_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
