@@ -69,6 +69,29 @@ local_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_po
 	lsw_tx_ctl(w, conf, in_port, m);
 }
 
+/* The PFC watchdog's drop action: nothing for a stormed queue, nothing from the stormed
+ * port's priority, and before admission so no PG fills (no pause upstream). Out of line:
+ * it is rare, and kept out of the hot function it stays small enough to inline. */
+static __rte_noinline bool
+wd_dropped(struct lsw_worker *w, const struct lsw_dp_conf *conf, struct rte_mbuf *m)
+{
+	const struct lsw_pkt_meta *meta = lsw_meta(m);
+	uint8_t out = meta->out_port, in = meta->in_port;
+	uint8_t in_q = conf->mmu.tc_q[in][meta->tc];
+
+	if (conf->port[out].wd_drop >> meta->queue & 1) {
+		w->mmu->wd_tx_drops[out][meta->queue]++;
+		lsw_count_drop(w, out, LSW_DROP_PFC_WD_TX_DROP, m);
+		return true;
+	}
+	if (conf->port[in].wd_drop >> in_q & 1) {
+		w->mmu->wd_rx_drops[in][in_q]++;
+		lsw_count_drop(w, in, LSW_DROP_PFC_WD_RX_DROP, m);
+		return true;
+	}
+	return false;
+}
+
 /* Queue a routed packet (meta: in_port, tc, pg) for admission to @out's queue for its TC.
  * Admission runs per burst (lsw_admit_flush), so that packets of one class share the work. */
 void
@@ -79,21 +102,9 @@ lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t o
 
 	meta->out_port = (uint8_t)out;
 	meta->queue = conf->mmu.tc_q[out][meta->tc];
-	/* The PFC watchdog's drop action: nothing for a stormed queue, nothing from the
-	 * stormed port's priority, and before admission so no PG fills (no pause upstream). */
-	if (unlikely(conf->port[out].wd_drop | conf->port[meta->in_port].wd_drop)) {
-		uint8_t in_q = conf->mmu.tc_q[meta->in_port][meta->tc];
-		if (conf->port[out].wd_drop >> meta->queue & 1) {
-			w->mmu->wd_tx_drops[out][meta->queue]++;
-			lsw_count_drop(w, out, LSW_DROP_PFC_WD_TX_DROP, m);
-			return;
-		}
-		if (conf->port[meta->in_port].wd_drop >> in_q & 1) {
-			w->mmu->wd_rx_drops[meta->in_port][in_q]++;
-			lsw_count_drop(w, meta->in_port, LSW_DROP_PFC_WD_RX_DROP, m);
-			return;
-		}
-	}
+	if (unlikely(conf->port[out].wd_drop | conf->port[meta->in_port].wd_drop) &&
+	    wd_dropped(w, conf, m))
+		return;
 	if (unlikely(conf->direct)) {
 		lsw_tx_enqueue(w, conf, out, m);
 		return;

@@ -90,7 +90,9 @@ apply_queue_pauses(struct lsw_sched *s, const struct lsw_dp_port *p, uint64_t no
 	}
 }
 
-void
+/* Out of line: rare next to data packets, and the worker loop stays small enough to inline
+ * the IPv4 path. */
+__rte_noinline void
 lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	      struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
 {
@@ -135,7 +137,8 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t por
 }
 
 void
-lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, uint64_t now)
+lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+	       uint64_t now)
 {
 	const struct lsw_dp_port *p = &conf->port[port];
 	struct lsw_sched *s = w->dp->sched[port];

@@ -167,9 +167,19 @@ uint32_t lsw_port_src_addr(const struct lsw_dp_port *p, uint32_t dst);
 /* pfc.c */
 void lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 		   struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
-/* Per loop, per owned port: expire pauses, decide XOFF/XON/refresh from the PGs. */
-void lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
-		  uint64_t now);
+void lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		    uint64_t now);
+/* Per loop, per owned port: expire pauses, decide XOFF/XON/refresh from the PGs. Inline
+ * for its exit on ports without PFC or pauses (most of them, every loop). */
+static inline void
+lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, uint64_t now)
+{
+	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_pfc_port *pf = &w->dp->sched[port]->pfc;
+
+	if (p->pfc_enable | pf->rx_paused | (pf->ignore_applied ^ p->wd_ignore_pause))
+		lsw_pfc_update(w, conf, port, now);
+}
 /* The pending PFC frame of @port, built now (NULL: none pending, or no mbuf). */
 struct rte_mbuf *lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf,
 				    uint16_t port, uint64_t now);

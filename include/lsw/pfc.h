@@ -38,15 +38,16 @@ lsw_pause_ticks(uint16_t quanta, uint64_t rate_bps, uint64_t hz)
 
 /* A port's PFC state (its owner worker's). */
 struct lsw_pfc_port {
-	uint64_t rx_until[8];  /* priority paused by the peer until this tsc */
-	uint64_t rx_since[8];  /* when that pause started; 0 = not paused */
+	/* The flags every loop reads, together in one cache line. */
 	uint8_t rx_paused;     /* priorities paused now (by what has been seen) */
 	uint8_t xoff_pg;       /* our PGs over their XOFF point: the peer is paused for them */
-	uint64_t refresh[8];   /* per PG: when the XOFF is sent again */
 	uint8_t tx_xoff;       /* priorities to send XOFF for in the next frame */
 	uint8_t tx_xon;        /* priorities to send XON for */
-	uint64_t tx_since[8];  /* per priority: when we started pausing the peer; 0 = not */
 	uint8_t ignore_applied; /* the watchdog's ignore-pause queues the pauses reflect */
+	uint64_t rx_until[8];  /* priority paused by the peer until this tsc */
+	uint64_t rx_since[8];  /* when that pause started; 0 = not paused */
+	uint64_t refresh[8];   /* per PG: when the XOFF is sent again */
+	uint64_t tx_since[8];  /* per priority: when we started pausing the peer; 0 = not */
 };
 
 #endif
