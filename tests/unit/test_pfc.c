@@ -195,28 +195,36 @@ take_pfc(struct t_switch *t, uint16_t port, uint64_t now, uint8_t *enable, uint1
 	return m;
 }
 
+/* Lossless packets (DSCP 3: TC 3, PG 3) into Ethernet0 until PG 3 crosses XOFF; Ethernet4
+ * is never drained here. Leaves the frame in buf and returns its length. */
+static uint16_t
+to_xoff(struct t_switch *t, uint64_t now)
+{
+	struct t_flow f = {.dst = "10.2.0.1", .payload = 1000, .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + 14);
+
+	ip->type_of_service = 3 << 2;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	for (int sent = 0; !(sched(t, 0)->pfc.xoff_pg >> 3 & 1); sent++) {
+		assert_true(sent < 100);
+		t_rx(t, 0, buf, len, now);
+		lsw_pfc_poll(&t->w, t->conf, 0, now);
+	}
+	return len;
+}
+
 static void
 test_generation(void **state)
 {
 	struct t_switch *t = t_switch_new(CONFIG);
-	struct t_flow f = {.dst = "10.2.0.1", .payload = 1000, .vlan = -1};
 	uint64_t now = 1000;
 	uint8_t enable;
 	uint16_t time[8];
 
 	(void)state;
-	/* DSCP 3: TC 3, PG 3 (lossless). Ethernet4 is never drained here. */
-	uint16_t len = t_build_ipv4(buf, &f);
-	((struct rte_ipv4_hdr *)(buf + 14))->type_of_service = 3 << 2;
-	((struct rte_ipv4_hdr *)(buf + 14))->hdr_checksum = 0;
-	((struct rte_ipv4_hdr *)(buf + 14))->hdr_checksum =
-		rte_ipv4_cksum((struct rte_ipv4_hdr *)(buf + 14));
-	int sent = 0;
-	while (!(sched(t, 0)->pfc.xoff_pg >> 3 & 1)) {
-		t_rx(t, 0, buf, len, now);
-		lsw_pfc_poll(&t->w, t->conf, 0, now);
-		assert_true(++sent < 100);
-	}
+	uint16_t len = to_xoff(t, now);
 	/* XOFF for priority 3 (pfc_to_pg maps it to PG 3), with the port's quanta. */
 	assert_non_null(take_pfc(t, 0, now, &enable, time));
 	assert_int_equal(enable, 1 << 3);
@@ -245,6 +253,31 @@ test_generation(void **state)
 	assert_int_equal(pc->tx_pkts[3], 3);
 	assert_int_equal(pc->tx_pause_ticks[3], half + 5);
 	assert_int_equal(pc->tx_pkts[0] + pc->tx_pkts[4], 0);
+	t_switch_free(t);
+}
+
+/* No mbuf for a PFC frame: it is put off (counted), not lost, and goes out next time. */
+static void
+test_deferred(void **state)
+{
+	struct t_switch *t = t_switch_new(CONFIG);
+	static struct rte_mbuf *all[300000];
+	unsigned int n = 0;
+	uint8_t enable;
+	uint16_t time[8];
+
+	(void)state;
+	to_xoff(t, 1000);
+	while (n < RTE_DIM(all) && (all[n] = rte_pktmbuf_alloc(t_pool())) != NULL)
+		n++;
+	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 1000));
+	assert_int_equal(t_event(t, LSW_EV_PFC_TX_DEFERRED), 1);
+	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.tx_pkts[3], 0);
+	rte_pktmbuf_free_bulk(all, n);
+	assert_non_null(take_pfc(t, 0, 1001, &enable, time));
+	assert_int_equal(enable, 1 << 3);
+	assert_int_equal(time[3], 4096);
+	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.tx_pkts[3], 1);
 	t_switch_free(t);
 }
 
@@ -302,6 +335,7 @@ main(void)
 		cmocka_unit_test(test_rx_bits),
 		cmocka_unit_test(test_pause_8023x),
 		cmocka_unit_test(test_generation),
+		cmocka_unit_test(test_deferred),
 		cmocka_unit_test(test_lossy_isolation),
 	};
 	t_eal_init();
