@@ -104,6 +104,9 @@ def methods(sw):
     expect_error(sw, "port.set", {"port": "Ethernet0", "admin_status": "sideways"}, -32602,
                  "$.params.admin_status")
     expect_error(sw, "stats.clear", {"port": "nope"}, -32602, "$.params.port")
+    for m in ("pfc.stats", "pfcwd.stats", "queue.stats", "pg.stats"):
+        expect_error(sw, m, {"port": "Ethernet99"}, -32602, "$.params.port")
+        expect_error(sw, m, {"x": 1}, -32602, "$.params.x")
     for m in ("switch.info", "port.list", "route.list", "neighbor.list", "rpc.methods"):
         expect_error(sw, m, {"x": 1}, -32602, "$.params.x")
     expect_error(sw, "no.such", None, -32601)
@@ -119,6 +122,10 @@ def methods(sw):
     expect_error(sw, "config.set", {"config": {"BUFFER_PROFILE": {"egress_lossy_profile": {
         "pool": "egress_lossy_pool", "dynamic_th": "200"}}}}, -32602,
         "$.BUFFER_PROFILE.egress_lossy_profile.dynamic_th")
+    expect_error(sw, "config.set", {"config": {"PORT_QOS_MAP": {"Ethernet0": {
+        "pfc_enable": "3", "pfcwd_sw_enable": "3"}}}}, -32602, "$.PORT_QOS_MAP.Ethernet0")
+    expect_error(sw, "config.set", {"config": {"PFC_WD": {"Ethernet0": {
+        "detection_time": "20"}}}}, -32602, "$.PFC_WD.Ethernet0.detection_time")
     assert sw.rpc("config.get") == before
     assert sw.rpc("config.validate", {"config": {"PORT": {"Ethernet4": {"speed": "25000"}}}}) \
         == {"valid": True}
@@ -131,6 +138,14 @@ def methods(sw):
         {"applied": True}
     assert sw.rpc("port.list")[1]["mtu"] == 1500
     assert sw.rpc("config.get")["PORT"]["Ethernet4"]["mtu"] == "1500"
+    # PFC and its watchdog turn on while forwarding.
+    assert sw.rpc("config.set", {"config": {
+        "PORT_QOS_MAP": {"Ethernet4": {"pfc_enable": "3", "pfc_watchdog_status": "enable"}},
+        "PFC_WD": {"Ethernet4": {"detection_time": "200", "restoration_time": "400"}}}}) == \
+        {"applied": True}
+    assert sw.rpc("pfc.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]["pfc_enable"] == "3"
+    wd = sw.rpc("pfcwd.stats")["ports"]["Ethernet4"]
+    assert wd["detection_time"] == 200 and wd["queues"]["3"]["PFC_WD_STATUS"] == "operational"
 
 
 def framing(sock):
