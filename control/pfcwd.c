@@ -39,18 +39,9 @@ pause_sample(const struct lsw_switch *sw, const struct lsw_lcore_counters *sum, 
 	     uint8_t prio, uint64_t now_tsc, struct lsw_wd_sample *s)
 {
 	const struct lsw_pfc_port *pf = &sw->dp.sched[port]->pfc;
-	uint64_t ticks = sum->port[port].pfc.rx_pause_ticks[prio];
-	uint8_t paused = __atomic_load_n(&pf->rx_paused, __ATOMIC_RELAXED);
-	uint64_t since = __atomic_load_n(&pf->rx_since[prio], __ATOMIC_RELAXED);
-	uint64_t until = __atomic_load_n(&pf->rx_until[prio], __ATOMIC_RELAXED);
+	uint64_t ticks = sum->port[port].pfc.rx_pause_ticks[prio] +
+			 lsw_pfc_rx_running(pf, prio, now_tsc, &s->paused);
 
-	s->paused = false;
-	if ((paused >> prio & 1) && since != 0) {
-		uint64_t end = (int64_t)(until - now_tsc) > 0 ? now_tsc : until;
-		if ((int64_t)(end - since) > 0)
-			ticks += end - since;
-		s->paused = (int64_t)(until - now_tsc) > 0;
-	}
 	s->pause_ns = (uint64_t)((double)ticks * 1e9 / (double)sw->dp.tsc_hz);
 }
 
@@ -153,7 +144,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 			pause_sample(sw, sum, p, prio, now_tsc, &s);
 			enum lsw_wd_event e = lsw_pfcwd_step(wq, &s, now_ns,
 							     (uint64_t)wp->detection_ms * 1000000,
-							     (uint64_t)wp->restoration_ms * 1000000);
+							     (uint64_t)wp->restoration_ms * 1000000,
+							     st->action == LSW_WD_ALERT);
 			if (e == LSW_WD_STORM) {
 				memcpy(st->base, cur, sizeof(cur));
 				st->action = wp->action;

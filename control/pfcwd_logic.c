@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <rte_common.h>
 #include "lsw/pfcwd.h"
 
 enum lsw_wd_event
 lsw_pfcwd_step(struct lsw_wd_queue *q, const struct lsw_wd_sample *s, uint64_t now_ns,
-	       uint64_t detection_ns, uint64_t restoration_ns)
+	       uint64_t detection_ns, uint64_t restoration_ns, bool alert)
 {
 	enum lsw_wd_event ev = LSW_WD_NONE;
+	/* The pause counter is read in two parts while a worker may close a pause between
+	 * them: it can come out lower than last time. Keep it from going backwards. */
+	uint64_t pause_ns = RTE_MAX(s->pause_ns, q->last.pause_ns);
 
 	if (!q->primed) { /* the first poll only takes a snapshot, as SONiC's does */
 		q->primed = true;
@@ -14,12 +18,12 @@ lsw_pfcwd_step(struct lsw_wd_queue *q, const struct lsw_wd_sample *s, uint64_t n
 		return LSW_WD_NONE;
 	}
 	uint64_t interval = now_ns - q->last_ns;
-	uint64_t paused = s->pause_ns - q->last.pause_ns;
+	uint64_t paused = pause_ns - q->last.pause_ns;
 	bool sent = s->tx_pkts != q->last.tx_pkts;
+	/* Data waiting, nothing sent, paused for (almost) the whole interval. */
+	bool storm = interval > 0 && s->occupancy > 0 && !sent && paused * 100 >= interval * 99;
 
 	if (q->state == LSW_WD_OPERATIONAL) {
-		/* Data waiting, nothing sent, paused for (almost) the whole interval. */
-		bool storm = interval > 0 && s->occupancy > 0 && !sent && paused * 100 >= interval * 99;
 		q->storm_ns = storm ? q->storm_ns + interval : 0;
 		if (q->storm_ns >= detection_ns && storm) {
 			q->state = LSW_WD_STORMED;
@@ -27,6 +31,13 @@ lsw_pfcwd_step(struct lsw_wd_queue *q, const struct lsw_wd_sample *s, uint64_t n
 			q->calm_ns = 0;
 			q->detected++;
 			ev = LSW_WD_STORM;
+		}
+	} else if (alert) {
+		/* Alert changes nothing, so it ends with the storm (SONiC's detect script). */
+		if (!storm) {
+			q->state = LSW_WD_OPERATIONAL;
+			q->restored++;
+			ev = LSW_WD_RESTORE;
 		}
 	} else {
 		/* Any pause time, or an XOFF still running, starts the count again. XONs add
@@ -41,6 +52,7 @@ lsw_pfcwd_step(struct lsw_wd_queue *q, const struct lsw_wd_sample *s, uint64_t n
 		}
 	}
 	q->last = *s;
+	q->last.pause_ns = pause_ns;
 	q->last_ns = now_ns;
 	return ev;
 }

@@ -13,19 +13,13 @@ pfc_port_json(struct lsw_switch *sw, const struct lsw_lcore_counters *sum, uint1
 	const struct lsw_pfc_port *pf = &sw->dp.sched[p]->pfc;
 	const double us = 1e6 / (double)sw->dp.tsc_hz;
 	json_t *prios = json_object();
-	uint8_t rx_paused = __atomic_load_n(&pf->rx_paused, __ATOMIC_RELAXED);
 
 	for (int n = 0; n < 8; n++) {
 		char k[40];
-		uint64_t rx = pc->rx_pause_ticks[n], tx = pc->tx_pause_ticks[n];
-		uint64_t since = __atomic_load_n(&pf->rx_since[n], __ATOMIC_RELAXED);
-		uint64_t until = __atomic_load_n(&pf->rx_until[n], __ATOMIC_RELAXED);
-		uint64_t tx_since = __atomic_load_n(&pf->tx_since[n], __ATOMIC_RELAXED);
-		bool paused = (rx_paused >> n & 1) && since && (int64_t)(until - now_tsc) > 0;
-		if ((rx_paused >> n & 1) && since) /* a pause still running counts so far */
-			rx += ((int64_t)(until - now_tsc) > 0 ? now_tsc : until) - since;
-		if (tx_since)
-			tx += now_tsc - tx_since;
+		bool paused, pausing;
+		/* A pause still running counts so far. */
+		uint64_t rx = pc->rx_pause_ticks[n] + lsw_pfc_rx_running(pf, n, now_tsc, &paused);
+		uint64_t tx = pc->tx_pause_ticks[n] + lsw_pfc_tx_running(pf, n, now_tsc, &pausing);
 		json_t *o = json_object();
 		snprintf(k, sizeof(k), "PFC_%d_RX_PKTS", n);
 		json_object_set_new(o, k, json_integer((json_int_t)pc->rx_pkts[n]));
@@ -38,7 +32,7 @@ pfc_port_json(struct lsw_switch *sw, const struct lsw_lcore_counters *sum, uint1
 		snprintf(k, sizeof(k), "PFC_%d_TX_PAUSE_DURATION_US", n);
 		json_object_set_new(o, k, json_integer((json_int_t)((double)tx * us)));
 		json_object_set_new(o, "rx_paused", json_boolean(paused));
-		json_object_set_new(o, "tx_pausing", json_boolean(tx_since != 0));
+		json_object_set_new(o, "tx_pausing", json_boolean(pausing));
 		snprintf(k, sizeof(k), "%d", n);
 		json_object_set_new(prios, k, o);
 	}

@@ -118,14 +118,17 @@ lsw_snapshot_build(const struct lsw_switch *sw)
 		p->pfc_enable = pq->pfc_enable;
 		p->rx_pause = pc->rx_pause;
 		p->pfc_quanta = pc->pfc_quanta;
+		p->wd_ignore_pause = sw->wd_ignore_pause[i];
 		for (int prio = 0; prio < 8; prio++) {
 			p->pfc_to_q[prio] =
 				c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]].v[prio];
 			uint8_t pg = c->qos.map[LSW_MAP_PFC_TO_PG][pq->map[LSW_MAP_PFC_TO_PG]].v[prio];
-			if (pq->pfc_enable >> prio & 1)
+			/* A priority whose queue the watchdog stormed (drop, forward) is lossy
+			 * until restored: it neither honours nor generates PFC. */
+			if ((pq->pfc_enable >> prio & 1) &&
+			    !(p->wd_ignore_pause >> p->pfc_to_q[prio] & 1))
 				p->pg_prios[pg] |= (uint8_t)(1u << prio);
 		}
-		p->wd_ignore_pause = sw->wd_ignore_pause[i];
 		p->wd_drop = sw->wd_drop[i];
 		d->owned[p->owner][d->n_owned[p->owner]++] = (uint8_t)i;
 		build_sched(sw, i, &d->sched[i]);

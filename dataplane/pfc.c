@@ -158,15 +158,18 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 		if (ended)
 			apply_queue_pauses(s, p, now);
 	}
-	if (!p->pfc_enable)
+	if (!(p->pfc_enable | pf->xoff_pg | pf->tx_paused))
 		return;
 	const uint64_t pause = lsw_pause_ticks(p->pfc_quanta, conf->sched[port].rate_bps,
 					       w->dp->tsc_hz);
+	uint8_t covered = 0;
 	for (uint8_t pg = 0; pg < 8; pg++) {
 		uint8_t prios = p->pg_prios[pg];
-		if (prios == 0)
-			continue;
 		bool paused = pf->xoff_pg >> pg & 1;
+		if (prios == 0) {
+			pf->xoff_pg &= (uint8_t)~(1u << pg); /* nothing to pause for any more */
+			continue;
+		}
 		if (!paused) {
 			if (!lsw_mmu_pg_xoff(w->dp->mmu, conf->n_workers, &conf->mmu, port, pg))
 				continue;
@@ -183,7 +186,15 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 			pf->tx_xoff |= prios;
 			pf->refresh[pg] = now + pause / 2;
 		}
+		if (pf->xoff_pg >> pg & 1)
+			covered |= prios;
 	}
+	/* Priorities the peer is paused for that no congested PG speaks for any more (PFC
+	 * turned off, a map changed, the watchdog stormed their queue): resume them now
+	 * rather than leave the peer paused until its timer runs out. */
+	uint8_t stale = (pf->tx_paused | pf->tx_xoff) & (uint8_t)~covered;
+	pf->tx_xon |= stale;
+	pf->tx_xoff &= (uint8_t)~stale;
 }
 
 struct rte_mbuf *
@@ -220,6 +231,7 @@ lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_
 	}
 	lsw_pfc_encode(frame, &p->mac, enable, time);
 	lsw_meta(m)->flags = LSW_META_CTL;
+	pf->tx_paused = (uint8_t)((pf->tx_paused | pf->tx_xoff) & ~pf->tx_xon);
 	pf->tx_xoff = pf->tx_xon = 0;
 	return m;
 }

@@ -308,10 +308,15 @@ lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t p
 	const struct lsw_sched_cfg *c = &conf->sched[port];
 	uint64_t best = UINT64_MAX;
 
-	if (lsw_fifo_count(&s->ctl))
+	if (lsw_fifo_count(&s->ctl) || s->pfc.tx_xoff || s->pfc.tx_xon)
 		return 0;
 	if (s->n_pend) /* the PMD was full: look again in a microsecond */
 		return w->dp->tsc_hz / 1000000;
+	/* A PG pausing its peer must refresh the XOFF before the peer's timer runs out. */
+	for (uint8_t pg = 0; s->pfc.xoff_pg >> pg; pg++)
+		if (s->pfc.xoff_pg >> pg & 1)
+			best = RTE_MIN(best, (int64_t)(s->pfc.refresh[pg] - now) > 0 ?
+					     s->pfc.refresh[pg] - now : 0);
 	for (int q = 0; q < LSW_NUM_QUEUES; q++) {
 		struct rte_mbuf *m = lsw_fifo_peek(&s->q[q]);
 		if (m == NULL)

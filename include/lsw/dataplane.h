@@ -177,7 +177,8 @@ lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 	const struct lsw_dp_port *p = &conf->port[port];
 	const struct lsw_pfc_port *pf = &w->dp->sched[port]->pfc;
 
-	if (p->pfc_enable | pf->rx_paused | (pf->ignore_applied ^ p->wd_ignore_pause))
+	if (p->pfc_enable | pf->rx_paused | pf->xoff_pg | pf->tx_paused |
+	    (pf->ignore_applied ^ p->wd_ignore_pause))
 		lsw_pfc_update(w, conf, port, now);
 }
 /* The pending PFC frame of @port, built now (NULL: none pending, or no mbuf). */
@@ -195,7 +196,8 @@ uint32_t lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *co
 /* Send what the scheduler and shaper allow on @port now (owner only). */
 uint32_t lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 			uint64_t now);
-/* Ticks until @port can send its next frame: 0 = now, UINT64_MAX = nothing queued. */
+/* Ticks until @port has something to do: its next frame under the shaper, or a PFC frame
+ * (due, or an XOFF refresh); 0 = now, UINT64_MAX = nothing queued. */
 uint64_t lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 			 uint64_t now);
 void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,

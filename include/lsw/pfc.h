@@ -7,6 +7,7 @@
 #ifndef LSW_PFC_H
 #define LSW_PFC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <rte_ether.h>
 #include "lsw/drop.h"
@@ -43,11 +44,40 @@ struct lsw_pfc_port {
 	uint8_t xoff_pg;       /* our PGs over their XOFF point: the peer is paused for them */
 	uint8_t tx_xoff;       /* priorities to send XOFF for in the next frame */
 	uint8_t tx_xon;        /* priorities to send XON for */
+	uint8_t tx_paused;     /* priorities whose last frame from us was an XOFF */
 	uint8_t ignore_applied; /* the watchdog's ignore-pause queues the pauses reflect */
 	uint64_t rx_until[8];  /* priority paused by the peer until this tsc */
 	uint64_t rx_since[8];  /* when that pause started; 0 = not paused */
 	uint64_t refresh[8];   /* per PG: when the XOFF is sent again */
 	uint64_t tx_since[8];  /* per priority: when we started pausing the peer; 0 = not */
 };
+
+/* Readers on another lcore (RPC, watchdog): ticks of @prio's pause from the peer still
+ * running at @now, and whether it still runs. Read as it stands, so a timestamp may be
+ * later than @now: that counts as nothing rather than wrapping. */
+static inline uint64_t
+lsw_pfc_rx_running(const struct lsw_pfc_port *pf, int prio, uint64_t now, bool *paused)
+{
+	uint8_t mask = __atomic_load_n(&pf->rx_paused, __ATOMIC_RELAXED);
+	uint64_t since = __atomic_load_n(&pf->rx_since[prio], __ATOMIC_RELAXED);
+	uint64_t until = __atomic_load_n(&pf->rx_until[prio], __ATOMIC_RELAXED);
+
+	*paused = false;
+	if (!(mask >> prio & 1) || since == 0)
+		return 0;
+	*paused = (int64_t)(until - now) > 0;
+	uint64_t end = *paused ? now : until;
+	return (int64_t)(end - since) > 0 ? end - since : 0;
+}
+
+/* The same for our pause of the peer on @prio (since the XOFF, until the XON). */
+static inline uint64_t
+lsw_pfc_tx_running(const struct lsw_pfc_port *pf, int prio, uint64_t now, bool *pausing)
+{
+	uint64_t since = __atomic_load_n(&pf->tx_since[prio], __ATOMIC_RELAXED);
+
+	*pausing = since != 0;
+	return since != 0 && (int64_t)(now - since) > 0 ? now - since : 0;
+}
 
 #endif

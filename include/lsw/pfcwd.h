@@ -4,7 +4,8 @@
  * holds data, sent nothing, and was paused for at least 99% of the poll, continuously for
  * detection_time (so detected within [D, D + poll]); restore once the queue has not been
  * paused (no unexpired XOFF) for restoration_time, so that a stream of XON frames cannot
- * keep a queue stormed (sonic-swss#4581). Pure functions of the state, a sample and the
+ * keep a queue stormed (sonic-swss#4581); an alert queue, which still obeys the pause,
+ * restores on the first poll without the storm condition, as SONiC's does. Pure functions of the state, a sample and the
  * time, run by the main lcore; the actions are applied through the workers' snapshot.
  */
 #ifndef LSW_PFCWD_H
@@ -34,8 +35,10 @@ struct lsw_wd_queue {
 	uint64_t detected, restored;
 };
 
-/* One poll of one queue at @now_ns. @detection_ns and @restoration_ns (0: never restore). */
+/* One poll of one queue at @now_ns. @detection_ns and @restoration_ns (0: never restore);
+ * an @alert queue restores on the first poll without the storm condition instead. */
 enum lsw_wd_event lsw_pfcwd_step(struct lsw_wd_queue *q, const struct lsw_wd_sample *s,
-				 uint64_t now_ns, uint64_t detection_ns, uint64_t restoration_ns);
+				 uint64_t now_ns, uint64_t detection_ns, uint64_t restoration_ns,
+				 bool alert);
 
 #endif

@@ -36,7 +36,7 @@ run(struct sim *x, uint64_t until)
 			x->s.tx_pkts += 10;
 		x->s.occupancy = 4096;
 		if ((x->now % P) == 0) {
-			enum lsw_wd_event e = lsw_pfcwd_step(&x->q, &x->s, x->now, D, R);
+			enum lsw_wd_event e = lsw_pfcwd_step(&x->q, &x->s, x->now, D, R, false);
 			if (e == LSW_WD_STORM) {
 				x->storms++;
 				x->storm_at = x->now;
@@ -80,7 +80,7 @@ test_short_storm(void **state)
 	struct lsw_wd_sample s = {.paused = true};
 	for (uint64_t t = 0; t < 2000 * MS; t += P) {
 		s.pause_ns = t;
-		assert_int_equal(lsw_pfcwd_step(&q, &s, t, D, R), LSW_WD_NONE);
+		assert_int_equal(lsw_pfcwd_step(&q, &s, t, D, R, false), LSW_WD_NONE);
 	}
 }
 
@@ -99,7 +99,42 @@ test_xon_storm_restores(void **state)
 	struct lsw_wd_queue q = {.state = LSW_WD_STORMED, .primed = true};
 	struct lsw_wd_sample s = {0};
 	for (uint64_t t = 0; t < 10000 * MS; t += P)
-		assert_int_equal(lsw_pfcwd_step(&q, &s, t, D, 0), LSW_WD_NONE);
+		assert_int_equal(lsw_pfcwd_step(&q, &s, t, D, 0, false), LSW_WD_NONE);
+}
+
+/* Alert: restore on the first poll without the storm condition, restoration_time or not
+ * (SONiC's detect script), so the next storm is detected and counted again. */
+static void
+test_alert_restores_with_the_storm(void **state)
+{
+	struct lsw_wd_queue q = {.state = LSW_WD_STORMED, .primed = true, .last_ns = 0};
+	struct lsw_wd_sample s = {.occupancy = 4096, .paused = true};
+
+	(void)state;
+	s.pause_ns = P;
+	assert_int_equal(lsw_pfcwd_step(&q, &s, P, D, 0, true), LSW_WD_NONE); /* still storm */
+	s.tx_pkts = 5; /* the pause ended, the queue sent */
+	s.paused = false;
+	assert_int_equal(lsw_pfcwd_step(&q, &s, 2 * P, D, 0, true), LSW_WD_RESTORE);
+	assert_int_equal(q.state, LSW_WD_OPERATIONAL);
+	assert_int_equal(q.restored, 1);
+}
+
+/* The pause counter read a little low (a pause closed between the two reads) neither
+ * wraps into a storm nor makes a calm poll look paused later. */
+static void
+test_pause_counter_backwards(void **state)
+{
+	struct lsw_wd_queue q = {0};
+	struct lsw_wd_sample s = {.occupancy = 4096, .pause_ns = 10 * MS};
+
+	(void)state;
+	assert_int_equal(lsw_pfcwd_step(&q, &s, 0, D, R, false), LSW_WD_NONE);
+	for (uint64_t t = P; t <= 10 * P; t += P) {
+		s.pause_ns = 10 * MS - 1000; /* lower than last time */
+		assert_int_equal(lsw_pfcwd_step(&q, &s, t, D, R, false), LSW_WD_NONE);
+		assert_int_equal(q.storm_ns, 0);
+	}
 }
 
 int
@@ -109,6 +144,8 @@ main(void)
 		cmocka_unit_test(test_detect_and_restore),
 		cmocka_unit_test(test_short_storm),
 		cmocka_unit_test(test_xon_storm_restores),
+		cmocka_unit_test(test_alert_restores_with_the_storm),
+		cmocka_unit_test(test_pause_counter_backwards),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
