@@ -786,6 +786,7 @@ parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 				c->qos.port[port].pfc_enable = pfc;
 			if (has_wd) {
 				c->qos.port[port].pfcwd_enable = wd;
+				c->qos.port[port].pfcwd_set = true;
 				wd_follow[port] = follow;
 				wd_key[port] = key;
 			}
@@ -997,13 +998,26 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 	q->wd.poll_ms = 200; /* SONiC's pfcwd start_default */
 	if ((t = json_object_get(doc, "PFC_WD")) != NULL)
 		parse_pfcwd(t, c, errs);
-	for (uint16_t port = 0; port < c->n_ports; port++)
-		if (q->port[port].pfcwd_enable && !q->wd.port[port].configured) {
-			char p[LSW_PATH_LEN];
+	for (uint16_t port = 0; port < c->n_ports; port++) {
+		struct lsw_port_qos *pq = &q->port[port];
+		char p[LSW_PATH_LEN];
+		/* A PFC_WD entry alone watches the lossless priorities, as SONiC's does. */
+		if (q->wd.port[port].configured && !pq->pfcwd_set)
+			pq->pfcwd_enable = pq->pfc_enable;
+		if (pq->pfcwd_enable && !q->wd.port[port].configured) {
 			lsw_path_key(p, "$.PORT_QOS_MAP", c->port[port].name);
 			lsw_errs_add(errs, p, "the watchdog is on for %s but PFC_WD has no entry for it "
 				     "(detection_time, action)", c->port[port].name);
 		}
+		/* IEEE 802.1Qbb: a port runs PFC or 802.3x PAUSE, not both. */
+		if (c->port[port].rx_pause && pq->pfc_enable) {
+			char pp[LSW_PATH_LEN];
+			lsw_path_key(pp, "$.LSW_PORT", c->port[port].name);
+			lsw_path_key(p, pp, "rx_pause");
+			lsw_errs_add(errs, p, "802.3x PAUSE and PFC exclude each other on a port, and "
+				     "PORT_QOS_MAP gives %s pfc_enable", c->port[port].name);
+		}
+	}
 	if ((t = json_object_get(doc, "QUEUE")) != NULL)
 		parse_queues(t, c, errs);
 	if ((t = json_object_get(doc, "BUFFER_PG")) != NULL)

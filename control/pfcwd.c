@@ -62,6 +62,39 @@ apply(struct lsw_switch *sw, uint16_t port, uint8_t q, uint8_t action, bool on)
 	}
 }
 
+/* A storm on (@p, @q) starts now, for @prio, with @action: its counters count from here. */
+static void
+storm_begin(struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t p, uint8_t q,
+	    uint8_t prio, uint8_t action)
+{
+	struct lsw_wd_stats *st = &sw->wds[p][q];
+
+	st->prio = prio;
+	st->action = action;
+	storm_counters(sw, v, p, prio, q, st->base);
+	apply(sw, p, q, action, true);
+}
+
+/* The storm on (@p, @q) ends: its action is undone; its counters are closed once the
+ * workers have stopped acting on it (see the end of lsw_pfcwd_poll). */
+static void
+storm_end(struct lsw_switch *sw, uint16_t p, uint8_t q, uint16_t *ended, unsigned int *n)
+{
+	apply(sw, p, q, sw->wds[p][q].action, false);
+	ended[(*n)++] = (uint16_t)(p << 8 | q);
+}
+
+/* Restored by the operator (big red switch off, queue no longer watched), not by the
+ * logic: count it the same way. */
+static void
+force_restore(struct lsw_switch *sw, uint16_t p, uint8_t q, uint16_t *ended, unsigned int *n)
+{
+	struct lsw_wd_queue *wq = &sw->wdq[p][q];
+
+	*wq = (struct lsw_wd_queue){.detected = wq->detected, .restored = wq->restored + 1};
+	storm_end(sw, p, q, ended, n);
+}
+
 void
 lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 {
@@ -69,9 +102,9 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	const uint64_t now_ns = now_tsc / hz * 1000000000 + now_tsc % hz * 1000000000 / hz;
 	const struct lsw_config *c = sw->cfg;
 	const struct lsw_pfcwd_conf *wd = &c->qos.wd;
-	uint16_t restored[LSW_MAX_PORTS * LSW_NUM_QUEUES][3];
-	unsigned int n_restored = 0;
-	bool changed = false;
+	uint16_t ended[LSW_MAX_PORTS * LSW_NUM_QUEUES];
+	unsigned int n_ended = 0;
+	uint64_t n_changes = 0;
 
 	if (now_ns - sw->wd_last_poll_ns < (uint64_t)wd->poll_ms * 1000000)
 		return;
@@ -92,49 +125,50 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos *pq = &c->qos.port[p];
 		const struct lsw_pfcwd_port *wp = &wd->port[p];
-		/* Queues no longer watched (config.set) go back to normal. */
+		const uint8_t *pfc_q = c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]].v;
 		uint8_t watched_q = 0;
 		for (uint8_t prio = 0; prio < 8; prio++)
 			if (pq->pfcwd_enable >> prio & 1)
-				watched_q |= (uint8_t)(1u << c->qos.map[LSW_MAP_PFC_TO_QUEUE]
-						       [pq->map[LSW_MAP_PFC_TO_QUEUE]].v[prio]);
-		if ((sw->wd_ignore_pause[p] | sw->wd_drop[p]) & ~watched_q) {
-			sw->wd_ignore_pause[p] &= watched_q;
-			sw->wd_drop[p] &= watched_q;
-			changed = true;
+				watched_q |= (uint8_t)(1u << pfc_q[prio]);
+		/* Queues no longer watched (config.set) go back to normal. */
+		for (uint8_t q = 0; q < LSW_NUM_QUEUES; q++) {
+			if (watched_q >> q & 1)
+				continue;
+			if (sw->wdq[p][q].state == LSW_WD_STORMED) {
+				force_restore(sw, p, q, ended, &n_ended);
+				LSW_LOG(WARNING, "PFC watchdog: %s queue %u no longer watched: restored",
+					c->port[p].name, q);
+			}
+			sw->wdq[p][q].primed = false;
 		}
-		for (uint8_t q = 0; q < LSW_NUM_QUEUES; q++)
-			if (!(watched_q >> q & 1))
-				sw->wdq[p][q].state = LSW_WD_OPERATIONAL;
 		for (uint8_t prio = 0; prio < 8; prio++) {
 			if (!(pq->pfcwd_enable >> prio & 1))
 				continue;
-			uint8_t q = c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]]
-				    .v[prio];
+			uint8_t q = pfc_q[prio];
 			struct lsw_wd_queue *wq = &sw->wdq[p][q];
 			struct lsw_wd_stats *st = &sw->wds[p][q];
-			uint64_t cur[4];
-			storm_counters(sw, v, p, prio, q, cur);
 			if (wd->big_red_switch) {
 				/* Every watched queue stormed with drop, whatever it sees. */
-				if (wq->state != LSW_WD_STORMED) {
+				if (wq->state == LSW_WD_STORMED && st->action == LSW_WD_DROP)
+					continue;
+				if (wq->state == LSW_WD_STORMED) {
+					apply(sw, p, q, st->action, false); /* same storm, now drop */
+					st->action = LSW_WD_DROP;
+					apply(sw, p, q, LSW_WD_DROP, true);
+				} else {
 					wq->state = LSW_WD_STORMED;
 					wq->detected++;
-					memcpy(st->base, cur, sizeof(cur));
-					apply(sw, p, q, LSW_WD_DROP, true);
-					changed = true;
-					LSW_LOG(WARNING, "PFC watchdog: BIG_RED_SWITCH: %s queue %u dropped",
-						c->port[p].name, q);
+					storm_begin(sw, v, p, q, prio, LSW_WD_DROP);
 				}
+				n_changes++;
+				LSW_LOG(WARNING, "PFC watchdog: BIG_RED_SWITCH: %s queue %u dropped",
+					c->port[p].name, q);
 				continue;
 			}
 			if (sw->wd_brs_active && wq->state == LSW_WD_STORMED) {
-				/* The big red switch went off: undo it as a restore. */
-				wq->state = LSW_WD_OPERATIONAL;
-				wq->restored++;
-				wq->primed = false;
-				apply(sw, p, q, LSW_WD_DROP, false);
-				changed = true;
+				force_restore(sw, p, q, ended, &n_ended);
+				LSW_LOG(WARNING, "PFC watchdog: BIG_RED_SWITCH off: %s queue %u restored",
+					c->port[p].name, q);
 				continue;
 			}
 			struct lsw_wd_sample s = {
@@ -147,38 +181,37 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 							     (uint64_t)wp->restoration_ms * 1000000,
 							     st->action == LSW_WD_ALERT);
 			if (e == LSW_WD_STORM) {
-				memcpy(st->base, cur, sizeof(cur));
-				st->action = wp->action;
-				apply(sw, p, q, wp->action, true);
-				changed = true;
+				storm_begin(sw, v, p, q, prio, wp->action);
+				n_changes++;
 				LSW_LOG(WARNING, "PFC storm detected on %s queue %u (priority %u), "
 					"action %s", c->port[p].name, q, prio, action_names[wp->action]);
 			} else if (e == LSW_WD_RESTORE) {
-				/* The storm's counters are closed once the workers stop acting. */
-				restored[n_restored][0] = p;
-				restored[n_restored][1] = q;
-				restored[n_restored++][2] = prio;
-				apply(sw, p, q, st->action, false);
-				changed = true;
+				storm_end(sw, p, q, ended, &n_ended);
 				LSW_LOG(WARNING, "PFC storm restored on %s queue %u (priority %u)",
 					c->port[p].name, q, prio);
 			}
 		}
+		/* Actions left on queues no longer watched (a safety net; storm_end clears). */
+		if ((sw->wd_ignore_pause[p] | sw->wd_drop[p]) & ~watched_q) {
+			sw->wd_ignore_pause[p] &= watched_q;
+			sw->wd_drop[p] &= watched_q;
+			n_changes++;
+		}
 	}
 	sw->wd_brs_active = wd->big_red_switch;
-	if (changed) {
+	if (n_changes + n_ended) {
 		struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
 		if (conf != NULL)
 			lsw_snapshot_publish(sw, conf);
 	}
-	if (n_restored) {
+	if (n_ended) {
 		lsw_stats_mmu(sw, v);
-		for (unsigned int i = 0; i < n_restored; i++) {
-			uint16_t p = restored[i][0];
-			uint8_t q = (uint8_t)restored[i][1], prio = (uint8_t)restored[i][2];
+		for (unsigned int i = 0; i < n_ended; i++) {
+			uint16_t p = ended[i] >> 8;
+			uint8_t q = (uint8_t)ended[i];
 			struct lsw_wd_stats *st = &sw->wds[p][q];
 			uint64_t cur[4];
-			storm_counters(sw, v, p, prio, q, cur);
+			storm_counters(sw, v, p, st->prio, q, cur);
 			for (int k = 0; k < 4; k++) {
 				st->last[k] = cur[k] - st->base[k];
 				st->total[k] += st->last[k];

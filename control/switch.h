@@ -41,6 +41,7 @@ struct lsw_switch {
 	struct lsw_wd_queue wdq[LSW_MAX_PORTS][LSW_NUM_QUEUES]; /* watchdog state (pfcwd.c) */
 	struct lsw_wd_stats {
 		uint8_t action;           /* in force for the current storm */
+		uint8_t prio;             /* the priority it was detected on */
 		uint64_t base[4];         /* tx pkts, tx drops, rx pkts, rx drops at storm start */
 		uint64_t last[4];         /* over the last storm */
 		uint64_t total[4];        /* over all finished storms */

@@ -75,12 +75,13 @@ rx_resume(struct lsw_worker *w, struct lsw_pfc_port *pf, uint16_t port, int prio
 	pf->rx_since[prio] = 0;
 }
 
-/* Queue pauses follow the priorities mapped to them (the longest wins). */
+/* Queue pauses follow the priorities mapped to them (the longest wins); an 802.3x PAUSE
+ * stops every queue, whatever the priority map says. */
 static void
 apply_queue_pauses(struct lsw_sched *s, const struct lsw_dp_port *p, uint64_t now)
 {
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
-		s->pause_until[q] = now;
+		s->pause_until[q] = s->pfc.port_paused ? s->pfc.port_until : now;
 	s->pfc.ignore_applied = p->wd_ignore_pause;
 	for (int prio = 0; prio < 8; prio++) {
 		int q = p->pfc_to_q[prio];
@@ -111,14 +112,24 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t por
 		lsw_count_drop(w, port, d, m);
 		return;
 	}
-	uint8_t honour = f.opcode == LSW_MACCTL_PAUSE ? 0xff : f.enable & p->pfc_enable;
-	if (f.opcode == LSW_MACCTL_PAUSE)
+	if (f.opcode == LSW_MACCTL_PAUSE) {
 		w->ctr->event[LSW_EV_PAUSE_RX]++;
+		pf->port_paused = f.time[0] != 0;
+		pf->port_until = now + lsw_pause_ticks(f.time[0], conf->sched[port].rate_bps,
+						       w->dp->tsc_hz);
+		apply_queue_pauses(s, p, now);
+		rte_pktmbuf_free(m);
+		return;
+	}
 	for (int prio = 0; prio < 8; prio++) {
-		if (f.opcode == LSW_MACCTL_PFC && (f.enable >> prio & 1))
+		if (f.enable >> prio & 1)
 			pc->rx_pkts[prio]++;
-		if (!(honour >> prio & 1))
+		if (!((f.enable & p->pfc_enable) >> prio & 1))
 			continue;
+		/* A pause that ran out before this frame ended then, whether or not a poll
+		 * has noticed yet: a new XOFF starts a new pause. */
+		if ((pf->rx_paused >> prio & 1) && (int64_t)(now - pf->rx_until[prio]) >= 0)
+			rx_resume(w, pf, port, prio, pf->rx_until[prio]);
 		if (f.time[prio] == 0) {
 			rx_resume(w, pf, port, prio, now);
 			continue;
@@ -148,6 +159,10 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 	if (unlikely(pf->ignore_applied != p->wd_ignore_pause))
 		apply_queue_pauses(s, p, now);
 	/* Pauses from the peer that ran out. */
+	if (pf->port_paused && (int64_t)(now - pf->port_until) >= 0) {
+		pf->port_paused = 0;
+		apply_queue_pauses(s, p, now);
+	}
 	if (pf->rx_paused) {
 		bool ended = false;
 		for (int prio = 0; prio < 8; prio++)

@@ -46,6 +46,8 @@ struct lsw_pfc_port {
 	uint8_t tx_xon;        /* priorities to send XON for */
 	uint8_t tx_paused;     /* priorities whose last frame from us was an XOFF */
 	uint8_t ignore_applied; /* the watchdog's ignore-pause queues the pauses reflect */
+	uint8_t port_paused;   /* an 802.3x PAUSE stops the whole port until port_until */
+	uint64_t port_until;
 	uint64_t rx_until[8];  /* priority paused by the peer until this tsc */
 	uint64_t rx_since[8];  /* when that pause started; 0 = not paused */
 	uint64_t refresh[8];   /* per PG: when the XOFF is sent again */

@@ -73,6 +73,7 @@ struct lsw_port_qos {
 	uint32_t cable_m;                    /* CABLE_LENGTH, metres */
 	uint8_t pfc_enable;                  /* priorities PFC pauses and honours (bit each) */
 	uint8_t pfcwd_enable;                /* priorities whose queues the watchdog watches */
+	bool pfcwd_set;                      /* PORT_QOS_MAP said which (or disable) */
 };
 
 enum lsw_pfcwd_action { LSW_WD_DROP, LSW_WD_FORWARD, LSW_WD_ALERT };

@@ -8,21 +8,25 @@
  */
 #include <string.h>
 #include <rte_ip.h>
+#include <rte_malloc.h>
 #include "harness.h"
 #include "lsw/pfc.h"
 
 /* Ethernet0 (100G) receives; Ethernet4 (10G) is where a lossless PG 3 of Ethernet0 sends
- * its packets (static threshold 8 KB, headroom 16 KB). Ethernet8 (25G) honours 802.3x. */
+ * its packets (static threshold 8 KB, headroom 16 KB); Ethernet8 (25G) runs PFC too.
+ * Ethernet12 (25G) honours 802.3x PAUSE instead, with a priority map that sends every
+ * priority to queue 0 (which PAUSE must not go through). */
 #define CONFIG \
 	"{\"DEVICE_METADATA\": {\"localhost\": {\"mac\": \"02:00:00:00:00:01\"}}," \
 	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 200000}}," \
 	" \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}, \"Ethernet4\": {\"speed\": \"10000\"}," \
-	"   \"Ethernet8\": {\"speed\": \"25000\"}}," \
+	"   \"Ethernet8\": {\"speed\": \"25000\"}, \"Ethernet12\": {\"speed\": \"25000\"}}," \
 	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\", \"pfc_quanta\": 4096}," \
 	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}," \
-	"   \"Ethernet8\": {\"devargs\": \"net_null2\", \"rx_pause\": true}}," \
+	"   \"Ethernet8\": {\"devargs\": \"net_null2\"}," \
+	"   \"Ethernet12\": {\"devargs\": \"net_null3\", \"rx_pause\": true}}," \
 	" \"INTERFACE\": {\"Ethernet0|10.0.0.0/31\": {}, \"Ethernet4|10.0.1.0/31\": {}," \
-	"   \"Ethernet8|10.0.2.0/31\": {}}," \
+	"   \"Ethernet8|10.0.2.0/31\": {}, \"Ethernet12|10.0.3.0/31\": {}}," \
 	" \"STATIC_ROUTE\": {\"10.2.0.0/16\": {\"nexthop\": \"10.0.1.1\"}}," \
 	" \"NEIGH\": {\"Ethernet4|10.0.1.1\": {\"neigh\": \"02:00:00:00:04:01\"}}," \
 	" \"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\", \"mode\": \"static\"}," \
@@ -33,7 +37,9 @@
 	"   \"lossless\": {\"pool\": \"ingress_lossless_pool\", \"size\": \"16KB\"," \
 	"     \"xoff\": \"16KB\", \"static_th\": \"8KB\"}}," \
 	" \"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"lossless\"}}," \
-	" \"PORT_QOS_MAP\": {\"Ethernet0,Ethernet4,Ethernet8\": {\"pfc_enable\": \"3,4\"}}}"
+	" \"MAP_PFC_PRIORITY_TO_QUEUE\": {\"ALL0\": {\"0\": \"0\"}}," \
+	" \"PORT_QOS_MAP\": {\"Ethernet0,Ethernet4,Ethernet8\": {\"pfc_enable\": \"3,4\"}," \
+	"   \"Ethernet12\": {\"pfc_to_queue_map\": \"ALL0\"}}}"
 
 static uint8_t buf[2048];
 
@@ -171,10 +177,21 @@ test_pause_8023x(void **state)
 	buf[14] = 0x00, buf[15] = 0x01, buf[16] = 0x01, buf[17] = 0x00; /* PAUSE 256 quanta */
 	t_rx(t, 0, buf, 60, 100);
 	assert_int_equal(t_drops(t, 0, LSW_DROP_PAUSE_NOT_ENABLED), 1);
-	t_rx(t, 2, buf, 60, 100); /* Ethernet8 honours it: every queue */
+	t_rx(t, 3, buf, 60, 100); /* Ethernet12 honours it: every queue, whatever the map */
+	const uint64_t until = 100 + 256 * 512 * 1000 / 25000;
 	for (int q = 0; q < 8; q++)
-		assert_int_equal(sched(t, 2)->pause_until[q], 100 + 256 * 512 * 1000 / 25000);
+		assert_int_equal(sched(t, 3)->pause_until[q], until);
 	assert_int_equal(t_event(t, LSW_EV_PAUSE_RX), 1);
+	assert_int_equal(t->sw.dp.ctr[0].port[3].pfc.rx_pkts[0], 0); /* not a PFC frame */
+	/* It runs out by itself; a PAUSE of time 0 resumes at once. */
+	lsw_pfc_poll(&t->w, t->conf, 3, until);
+	assert_int_equal(sched(t, 3)->pfc.port_paused, 0);
+	t_rx(t, 3, buf, 60, until + 10);
+	assert_int_equal(sched(t, 3)->pause_until[5], until + 10 + 5242);
+	buf[16] = 0x00, buf[17] = 0x00;
+	t_rx(t, 3, buf, 60, until + 20);
+	assert_true(sched(t, 3)->pause_until[5] <= until + 20);
+	assert_int_equal(t_event(t, LSW_EV_PAUSE_RX), 3);
 	t_switch_free(t);
 }
 
@@ -253,6 +270,33 @@ test_generation(void **state)
 	assert_int_equal(pc->tx_pkts[3], 3);
 	assert_int_equal(pc->tx_pause_ticks[3], half + 5);
 	assert_int_equal(pc->tx_pkts[0] + pc->tx_pkts[4], 0);
+	t_switch_free(t);
+}
+
+/* PFC turned off (config.set) while the peer is paused: it gets an XON at once, and the
+ * pause stops counting; nothing more is sent. */
+static void
+test_pfc_off_resumes_peer(void **state)
+{
+	struct t_switch *t = t_switch_new(CONFIG);
+	uint8_t enable;
+	uint16_t time[8];
+
+	(void)state;
+	to_xoff(t, 1000);
+	assert_non_null(take_pfc(t, 0, 1000, &enable, time));
+	assert_int_equal(time[3], 4096);
+	t->sw.cfg->qos.port[0].pfc_enable = 0;
+	rte_free(t->conf);
+	t->conf = lsw_snapshot_build(&t->sw);
+	t->sw.dp.conf = t->conf;
+	lsw_pfc_poll(&t->w, t->conf, 0, 1500);
+	assert_non_null(take_pfc(t, 0, 1500, &enable, time));
+	assert_int_equal(enable, 1 << 3);
+	assert_int_equal(time[3], 0);
+	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.tx_pause_ticks[3], 500);
+	lsw_pfc_poll(&t->w, t->conf, 0, 1000000);
+	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 1000000));
 	t_switch_free(t);
 }
 
@@ -336,6 +380,7 @@ main(void)
 		cmocka_unit_test(test_pause_8023x),
 		cmocka_unit_test(test_generation),
 		cmocka_unit_test(test_deferred),
+		cmocka_unit_test(test_pfc_off_resumes_peer),
 		cmocka_unit_test(test_lossy_isolation),
 	};
 	t_eal_init();

@@ -19,7 +19,8 @@
 #define E4 1
 
 /* Ethernet0 (hosts) <-> Ethernet4 (the storming peer), both lossless on priority 3 with
- * a PG 3 of 16 KB headroom; the watchdog watches Ethernet4: poll 100, D 200, R 400 ms. */
+ * a PG 3 of 16 KB headroom; the watchdog watches Ethernet4: poll 100, D 200, R 400 ms,
+ * action the second %s; the first adds PFC_WD entries. */
 #define CONFIG_FMT \
 	"{\"DEVICE_METADATA\": {\"localhost\": {\"mac\": \"02:00:00:00:00:01\"}}," \
 	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 200000}}," \
@@ -41,7 +42,7 @@
 	" \"BUFFER_PG\": {\"Ethernet0,Ethernet4|3\": {\"profile\": \"lossless\"}}," \
 	" \"PORT_QOS_MAP\": {\"Ethernet0,Ethernet4\": {\"pfc_enable\": \"3\"}," \
 	"   \"Ethernet4\": {\"pfc_watchdog_status\": \"enable\"}}," \
-	" \"PFC_WD\": {\"GLOBAL\": {\"POLL_INTERVAL\": \"100\"}, \"Ethernet4\": {\"action\": \"%s\"," \
+	" \"PFC_WD\": {\"GLOBAL\": {\"POLL_INTERVAL\": \"100\"}, %s\"Ethernet4\": {\"action\": \"%s\"," \
 	"   \"detection_time\": \"200\", \"restoration_time\": \"400\"}}}"
 
 static uint8_t buf[2048];
@@ -129,7 +130,7 @@ static void
 check_action(const char *action)
 {
 	char json[4096];
-	snprintf(json, sizeof(json), CONFIG_FMT, action);
+	snprintf(json, sizeof(json), CONFIG_FMT, "", action);
 	struct sim x = {.t = t_switch_new(json), .now = 1000 * MS};
 	struct t_switch *t = x.t;
 	const struct lsw_wd_queue *wq = &t->sw.wdq[E4][3];
@@ -252,34 +253,55 @@ test_alert(void **state)
 }
 
 /* BIG_RED_SWITCH: every watched queue is stormed with drop at the next poll, without any
- * storm and whatever its action; turning it off undoes it as a restore. */
+ * storm (Ethernet4) or over the action of a storm in progress (Ethernet0, forward);
+ * turning it off undoes it as a restore, with the storm's counters closed. */
 static void
 test_big_red_switch(void **state)
 {
 	char json[4096];
-	snprintf(json, sizeof(json), CONFIG_FMT, "forward");
+	/* Ethernet0 is watched too (a PFC_WD entry alone watches its lossless priorities). */
+	snprintf(json, sizeof(json), CONFIG_FMT,
+		 "\"Ethernet0\": {\"action\": \"forward\", \"detection_time\": \"200\"}, ",
+		 "forward");
 	struct sim x = {.t = t_switch_new(json), .now = 1000 * MS};
 	struct t_switch *t = x.t;
 	const struct lsw_wd_queue *wq = &t->sw.wdq[E4][3];
+	const struct lsw_wd_stats *st = &t->sw.wds[E4][3];
 
 	(void)state;
 	assert_int_equal(t_start_ports(t), 0);
 	run(&x, 300);
+	x.storm = true; /* Ethernet4's peer storms: forward after D */
+	run(&x, 400);
+	assert_int_equal(wq->state, LSW_WD_STORMED);
+	assert_int_equal(t->conf->port[E4].wd_drop, 0);
+	assert_int_equal(t->conf->port[E4].wd_ignore_pause, 1 << 3);
 	t->sw.cfg->qos.wd.big_red_switch = true; /* what config.set publishes */
 	run(&x, 101);
-	assert_int_equal(wq->state, LSW_WD_STORMED);
+	assert_int_equal(st->action, LSW_WD_DROP);
+	assert_int_equal(wq->detected, 1); /* the same storm, now dropping */
 	assert_int_equal(t->conf->port[E4].wd_drop, 1 << 3);
-	assert_int_equal(t->conf->port[E0].wd_drop, 0); /* Ethernet0 is not watched */
+	assert_int_equal(t->sw.wdq[E0][3].state, LSW_WD_STORMED); /* no storm there */
+	assert_int_equal(t->conf->port[E0].wd_drop, 1 << 3);
 	uint64_t drops = t_drops(t, E4, LSW_DROP_PFC_WD_TX_DROP), lossy = tx(t, E4, 1);
 	run(&x, 10);
 	assert_int_equal(t_drops(t, E4, LSW_DROP_PFC_WD_TX_DROP), drops + 10);
 	assert_int_equal(tx(t, E4, 1), lossy + 10);
+	/* Ethernet0 stops being watched while the switch is still on: restored, counted. */
+	t->sw.cfg->qos.port[E0].pfcwd_enable = 0;
+	run(&x, 101);
+	assert_int_equal(t->sw.wdq[E0][3].state, LSW_WD_OPERATIONAL);
+	assert_int_equal(t->conf->port[E0].wd_drop, 0);
+	x.storm = false;
 	t->sw.cfg->qos.wd.big_red_switch = false;
 	run(&x, 101);
 	assert_int_equal(wq->state, LSW_WD_OPERATIONAL);
-	assert_int_equal(wq->detected, 1);
 	assert_int_equal(wq->restored, 1);
+	assert_int_equal(t->sw.wdq[E0][3].restored, 1);
+	assert_int_equal(st->last[1], t_drops(t, E4, LSW_DROP_PFC_WD_TX_DROP));
 	assert_int_equal(t->conf->port[E4].wd_drop | t->conf->port[E4].wd_ignore_pause, 0);
+	assert_int_equal(t->conf->port[E0].wd_drop | t->conf->port[E0].wd_ignore_pause, 0);
+	run(&x, 10); /* the last XOFF (3.4 ms) is over: queue 3 forwards again */
 	uint64_t sent = tx(t, E4, 3);
 	run(&x, 10);
 	assert_int_equal(tx(t, E4, 3), sent + 10);

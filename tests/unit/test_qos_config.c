@@ -158,6 +158,15 @@ test_pfcwd_entries(void **state)
 	assert_non_null(c);
 	assert_int_equal(c->qos.port[0].pfcwd_enable, 0);
 	lsw_config_free(c);
+	/* A PFC_WD entry alone watches the port's lossless priorities; "disable" wins. */
+	c = load("{\"PORT_QOS_MAP\": {\"Ethernet0,Ethernet4\": {\"pfc_enable\": \"3\"},"
+		 " \"Ethernet4\": {\"pfc_watchdog_status\": \"disable\"}},"
+		 " \"PFC_WD\": {\"Ethernet0\": {\"detection_time\": \"200\"},"
+		 " \"Ethernet4\": {\"detection_time\": \"200\"}}}", &errs);
+	assert_non_null(c);
+	assert_int_equal(c->qos.port[0].pfcwd_enable, 0x08);
+	assert_int_equal(c->qos.port[1].pfcwd_enable, 0);
+	lsw_config_free(c);
 }
 
 /* {patch, the path one error must name exactly, words its message must hold} */
@@ -242,6 +251,9 @@ static const char *const bads[][3] = {
 	 "$.PORT_QOS_MAP.Ethernet0.pfcwd_sw_enable", "pfc_enable"},
 	{"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,4\", \"pfc_watchdog_status\": "
 	 "\"enable\"}}}", "$.PORT_QOS_MAP.Ethernet0", "PFC_WD has no entry"},
+	{"{\"LSW_PORT\": {\"Ethernet0\": {\"rx_pause\": true}},"
+	 " \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}}",
+	 "$.LSW_PORT.Ethernet0.rx_pause", "exclude"},
 	{"{\"PFC_WD\": {\"Ethernet0\": {\"action\": \"drop\"}}}",
 	 "$.PFC_WD.Ethernet0.detection_time", "required"},
 	{"{\"PFC_WD\": {\"Ethernet0\": {\"detection_time\": \"50\"}}}",
