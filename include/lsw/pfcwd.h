@@ -5,8 +5,9 @@
  * detection_time (so detected within [D, D + poll]); restore once the queue has not been
  * paused (no unexpired XOFF) for restoration_time, so that a stream of XON frames cannot
  * keep a queue stormed (sonic-swss#4581); an alert queue, which still obeys the pause,
- * restores on the first poll without the storm condition, as SONiC's does. Pure functions of the state, a sample and the
- * time, run by the main lcore; the actions are applied through the workers' snapshot.
+ * restores on the first poll without the storm condition, as SONiC's does. Pure functions
+ * of the state, a sample and the time, run by the main lcore; the actions are applied
+ * through the workers' snapshot.
  */
 #ifndef LSW_PFCWD_H
 #define LSW_PFCWD_H
