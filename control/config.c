@@ -18,7 +18,7 @@ static const char *const tables[] = {
 	"LOSSLESS_TRAFFIC_PATTERN", "DEFAULT_LOSSLESS_BUFFER_PARAMETER", "DSCP_TO_TC_MAP",
 	"DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "PORT_QOS_MAP",
 	"SCHEDULER", "QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE",
-	"PFC_WD", NULL,
+	"PFC_WD", "WRED_PROFILE", NULL,
 };
 
 static void
@@ -35,6 +35,7 @@ global_defaults(struct lsw_global_conf *g)
 		.rpc_socket = "/run/lsw.sock",
 		.log_level = "info",
 		.ecmp_seed = 0x5eed,
+		.cnp_tc = 6,
 		.arp_retry_ms = 1000,
 		.arp_tries = 3,
 		.icmp_rate = 1000,
@@ -91,7 +92,7 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		"main_lcore", "workers", "idle_sleep_us", "mbufs", "memory_mb", "rx_descriptors",
 		"tx_descriptors", "file_prefix", "rpc_socket", "log_level", "ecmp_seed",
 		"arp_retry_ms", "arp_tries", "icmp_rate_limit", "icmp_burst", "rpc_timeout_ms",
-		"rpc_max_request_bytes", "rpc_max_connections", "forwarding", NULL,
+		"rpc_max_request_bytes", "rpc_max_connections", "forwarding", "cnp_tc", NULL,
 	};
 	static const char *const modes[] = {"queued", "direct", NULL};
 	static const char *const levels[] = {
@@ -161,6 +162,15 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 			snprintf(g->log_level, sizeof(g->log_level), "%s", levels[l]);
 	}
 	lsw_jv_get_u32(o, path, "ecmp_seed", 0, UINT32_MAX, &g->ecmp_seed, errs);
+	/* RoCEv2 CNPs ride this TC whatever their DSCP ("dscp": classify them like the rest). */
+	if ((v = json_object_get(o, "cnp_tc")) != NULL) {
+		uint64_t tc;
+		lsw_path_key(p, path, "cnp_tc");
+		if (json_is_string(v) && strcmp(json_string_value(v), "dscp") == 0)
+			g->cnp_tc = LSW_CNP_TC_DSCP;
+		else if (lsw_jv_uint(v, p, 0, 7, &tc, errs))
+			g->cnp_tc = (uint8_t)tc;
+	}
 	lsw_jv_get_u32(o, path, "arp_retry_ms", 10, 60000, &g->arp_retry_ms, errs);
 	lsw_jv_get_u32(o, path, "arp_tries", 1, 100, &g->arp_tries, errs);
 	lsw_jv_get_u32(o, path, "icmp_rate_limit", 0, 1000000, &g->icmp_rate, errs);

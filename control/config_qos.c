@@ -881,7 +881,7 @@ parse_pfcwd(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 static void
 parse_queues(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 {
-	static const char *const fields[] = {"scheduler", NULL};
+	static const char *const fields[] = {"scheduler", "wred_profile", NULL};
 	char p[LSW_PATH_LEN], pf[LSW_PATH_LEN], buf[LSW_QOS_NAME_LEN];
 	bool ports[LSW_MAX_PORTS];
 	const char *key, *s;
@@ -897,20 +897,36 @@ parse_queues(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		if (!lsw_jv_object(o, p, fields, errs) ||
 		    !parse_port_range(c, key, p, ports, &lo, &hi, 7, errs))
 			continue;
-		if ((v = json_object_get(o, "scheduler")) == NULL)
-			continue;
-		lsw_path_key(pf, p, "scheduler");
-		if (!lsw_jv_str(v, pf, 128, &s, errs))
-			continue;
-		s = ref_name(s, "SCHEDULER", buf, sizeof(buf));
-		int sc = find_name(s, c->qos.sched, c->qos.n_scheds, sizeof(c->qos.sched[0]));
-		if (sc < 0) {
-			lsw_errs_add(errs, pf, "no SCHEDULER named '%s'", s);
-			continue;
+		int sc = -1, wr = -1;
+		if ((v = json_object_get(o, "scheduler")) != NULL) {
+			lsw_path_key(pf, p, "scheduler");
+			if (!lsw_jv_str(v, pf, 128, &s, errs))
+				continue;
+			s = ref_name(s, "SCHEDULER", buf, sizeof(buf));
+			sc = find_name(s, c->qos.sched, c->qos.n_scheds, sizeof(c->qos.sched[0]));
+			if (sc < 0) {
+				lsw_errs_add(errs, pf, "no SCHEDULER named '%s'", s);
+				continue;
+			}
+		}
+		if ((v = json_object_get(o, "wred_profile")) != NULL) {
+			lsw_path_key(pf, p, "wred_profile");
+			if (!lsw_jv_str(v, pf, 128, &s, errs))
+				continue;
+			s = ref_name(s, "WRED_PROFILE", buf, sizeof(buf));
+			wr = find_name(s, c->qos.wred, c->qos.n_wred, sizeof(c->qos.wred[0]));
+			if (wr < 0) {
+				lsw_errs_add(errs, pf, "no WRED_PROFILE named '%s'", s);
+				continue;
+			}
 		}
 		for (uint16_t port = 0; port < c->n_ports; port++)
-			for (int i = lo; ports[port] && i <= hi; i++)
-				c->qos.port[port].q_sched[i] = (uint16_t)sc;
+			for (int i = lo; ports[port] && i <= hi; i++) {
+				if (sc >= 0)
+					c->qos.port[port].q_sched[i] = (uint16_t)sc;
+				if (wr >= 0)
+					c->qos.port[port].q_wred[i] = (uint16_t)wr;
+			}
 	}
 }
 
@@ -967,6 +983,8 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 	parse_maps(doc, q, errs);
 	if ((t = json_object_get(doc, "SCHEDULER")) != NULL)
 		parse_schedulers(t, q, errs);
+	if ((t = json_object_get(doc, "WRED_PROFILE")) != NULL)
+		lsw_config_wred(t, q, errs);
 	if ((t = json_object_get(doc, "BUFFER_POOL")) != NULL)
 		parse_pools(t, q, errs);
 	default_pools(q);
@@ -988,6 +1006,7 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 			pq->pg_profile[i] = (uint16_t)in_prof;
 			pq->q_profile[i] = (uint16_t)eg_prof;
 			pq->q_sched[i] = 0;
+			pq->q_wred[i] = LSW_NONE;
 		}
 		pq->cable_m = UINT32_MAX;
 	}

@@ -58,6 +58,26 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
 	}
 }
 
+/* A queue's WRED_PROFILE, green (lsw has no policer), for the dequeue path. */
+static void
+build_aqm(const struct lsw_config *c, uint16_t profile, struct lsw_aqm_cfg *a, uint64_t *min)
+{
+	*a = (struct lsw_aqm_cfg){.marks = false};
+	*min = UINT64_MAX;
+	if (profile == LSW_NONE)
+		return;
+	const struct lsw_wred_conf *w = &c->qos.wred[profile];
+	const struct lsw_wred_curve *mk = &w->mark[LSW_GREEN], *dr = &w->wred[LSW_GREEN];
+	a->marks = w->ecn[LSW_GREEN];
+	a->drops = w->drop[LSW_GREEN];
+	lsw_aqm_curve_set(&a->mark, mk->min, mk->max, mk->prob);
+	lsw_aqm_curve_set(&a->drop, dr->min, dr->max, dr->prob);
+	if (a->marks)
+		*min = mk->min;
+	if (a->drops)
+		*min = RTE_MIN(*min, dr->min);
+}
+
 static void
 build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s)
 {
@@ -78,6 +98,7 @@ build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s)
 		if (sc->type == LSW_SCHED_STRICT)
 			s->strict_mask |= (uint8_t)(1 << q);
 		s->quantum[q] = (uint32_t)sc->weight * LSW_DWRR_QUANTUM;
+		build_aqm(c, c->qos.port[p].q_wred[q], &s->aqm[q], &s->aqm_min[q]);
 	}
 }
 
@@ -94,6 +115,7 @@ lsw_snapshot_build(const struct lsw_switch *sw)
 	d->idle_sleep_us = c->g.idle_sleep_us;
 	d->direct = c->g.direct;
 	d->ecmp_seed = c->g.ecmp_seed;
+	d->cnp_tc = c->g.cnp_tc;
 	d->arp_retry_ms = c->g.arp_retry_ms;
 	d->arp_tries = c->g.arp_tries;
 	d->icmp_rate = c->g.icmp_rate;

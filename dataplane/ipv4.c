@@ -4,19 +4,27 @@
 #include <rte_hash_crc.h>
 #include "lsw/dataplane.h"
 
-/* RFC 1624 incremental update for the TTL/protocol word: HC' = ~(~HC + ~m + m'). */
+/* RoCEv2 received on @in_port: counted whatever becomes of it. */
+static void
+roce_input(struct lsw_worker *w, uint16_t in_port, const struct rte_mbuf *m,
+	   const struct lsw_pkt_info *pi)
+{
+	uint64_t *c = w->ctr->port[in_port].ctr;
+
+	c[LSW_PC_ROCE_IN_PKTS]++;
+	c[LSW_PC_ROCE_IN_OCTETS] += m->pkt_len;
+	if (pi->bth_opcode == LSW_BTH_OP_CNP)
+		c[LSW_PC_ROCE_CNP_IN_PKTS]++;
+}
+
+/* The TTL/protocol word changes: an incremental checksum update. */
 void
 lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
 {
 	uint16_t m = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
-	uint32_t sum = (uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum);
 
 	ip->time_to_live--;
-	sum += (uint16_t)~m;
-	sum += (uint16_t)(m - 0x100);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+	ip->hdr_checksum = lsw_csum_update16(ip->hdr_checksum, m, (uint16_t)(m - 0x100));
 }
 
 /* 5-tuple hash; non-first fragments and other protocols hash on addresses and protocol. */
@@ -174,6 +182,8 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 	uint64_t mac;
 	uint16_t out;
 
+	if (unlikely(pi->flags & LSW_PF_ROCE))
+		roce_input(w, in_port, m, pi);
 	d = check_addrs(rte_be_to_cpu_32(ip->src_addr), dst);
 	if (unlikely(d != LSW_DROP_NONE))
 		goto drop_in;
@@ -241,6 +251,13 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
 		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] : mc->dscp_tc[in_port][ip->type_of_service >> 2];
 	meta->flags = 0;
+	if (unlikely(pi->flags & LSW_PF_ROCE)) {
+		meta->flags = LSW_META_ROCE;
+		if (pi->bth_opcode == LSW_BTH_OP_CNP) {
+			meta->flags |= LSW_META_CNP;
+			tc = conf->cnp_tc != LSW_CNP_TC_DSCP ? conf->cnp_tc : tc;
+		}
+	}
 	meta->in_port = (uint8_t)in_port;
 	meta->tc = tc;
 	meta->pg = mc->tc_pg[in_port][tc];

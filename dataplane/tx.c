@@ -204,6 +204,16 @@ lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16
 	s->n_pend = 0;
 }
 
+/* A packet WRED dropped at dequeue (its buffer is already given back). */
+static void
+wred_drop(struct lsw_worker *w, uint16_t port, uint8_t q, struct rte_mbuf *m)
+{
+	w->mmu->q_drop_reason[port][q][LSW_QDROP_WRED]++;
+	w->mmu->q_drop_bytes[port][q] += m->pkt_len;
+	w->mmu->q_wred_drop_bytes[port][q] += m->pkt_len;
+	lsw_count_drop(w, port, LSW_DROP_WRED_DROP, m);
+}
+
 /* Queues the PFC watchdog stormed with action drop hold nothing. */
 static void
 wd_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port)
@@ -272,7 +282,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 		struct lsw_fifo *f = &s->q[q];
 		const bool dwrr = !(c->strict_mask >> q & 1);
 		struct lsw_mmu_acc acc = {.bytes = 0};
-		uint64_t bytes = 0;
+		uint64_t bytes = 0, dropped = 0;
 		uint16_t first = n;
 		do {
 			const struct lsw_qent *e = &f->slot[f->head & f->mask];
@@ -281,18 +291,25 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 			if (s->tokens < cost || (dwrr && s->deficit[q] < (int64_t)len))
 				break;
 			f->head++;
-			s->tokens -= cost;
-			s->deficit[q] -= dwrr ? len : 0;
 			bytes += len;
 			lsw_mmu_release_acc(w->mmu, &conf->mmu, &acc, (uint8_t)port, (uint8_t)q,
 					    e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
+			/* ECN and WRED on the bytes left behind, the departing packet excluded. */
+			if (unlikely(f->bytes - bytes > c->aqm_min[q]) &&
+			    lsw_aqm_dequeue(w, &c->aqm[q], port, (uint8_t)q, e->m, f->bytes - bytes)) {
+				wred_drop(w, port, (uint8_t)q, e->m);
+				dropped += len;
+				continue;
+			}
+			s->tokens -= cost;
+			s->deficit[q] -= dwrr ? len : 0;
 			pkts[n++] = e->m;
 		} while (n < LSW_BURST && f->head != f->tail);
 		lsw_mmu_acc_flush(w->mmu, &conf->mmu, &acc);
 		f->bytes -= bytes;
 		w->mmu->q_tx_pkts[port][q] += n - first;
-		w->mmu->q_tx_bytes[port][q] += bytes;
-		if (n == first)
+		w->mmu->q_tx_bytes[port][q] += bytes - dropped;
+		if (n == first && dropped == 0)
 			break; /* out of tokens: the head waits */
 	}
 	if (n)

@@ -19,6 +19,7 @@ lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned 
 	w->ctr = &dp->ctr[idx];
 	w->mmu = dp->mmu[idx];
 	w->icmp_tokens = UINT64_MAX; /* a full bucket */
+	w->rng = 0x9e3779b97f4a7c15ull * (idx + 1u); /* any non-zero seed */
 }
 
 static inline void

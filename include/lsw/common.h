@@ -23,6 +23,8 @@
 #define LSW_MAX_FRAME     9238  /* 9216-byte MTU + Ethernet, one VLAN tag and FCS */
 #define LSW_MIN_MTU       68    /* RFC 791 */
 #define LSW_MAX_MTU       9216
+#define LSW_CNP_TC_DSCP   0xff  /* LSW.global.cnp_tc "dscp": CNPs classified like the rest */
+#define LSW_BTH_OP_CNP    0x81  /* RoCEv2 congestion notification packet */
 
 /* IPv4 addresses are kept in host byte order everywhere outside packet headers:
  * rte_lpm takes them that way and comparisons read naturally. */

@@ -78,6 +78,7 @@ struct lsw_global_conf {
 	char rpc_socket[108];
 	char log_level[16];
 	uint32_t ecmp_seed;
+	uint8_t cnp_tc;                 /* TC of RoCEv2 CNPs; LSW_CNP_TC_DSCP: by the maps */
 	uint32_t arp_retry_ms;
 	uint32_t arp_tries;
 	uint32_t icmp_rate;
@@ -108,6 +109,8 @@ void lsw_config_free(struct lsw_config *c);
 int lsw_config_port_index(const struct lsw_config *c, const char *name);
 /* config_qos.c: the buffer and QoS tables, checked once the ports are known. */
 void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
+/* control/config_wred.c: the WRED_PROFILE table. */
+void lsw_config_wred(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs);
 
 void lsw_errs_add(struct lsw_errs *errs, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -12,14 +12,21 @@
 #include "lsw/common.h"
 #include "lsw/drop.h"
 
-/* Port counters named as SAI's sai_port_stat_t (SAI_PORT_STAT_IF_IN_OCTETS, ...). */
+/* Port counters named as SAI's sai_port_stat_t (SAI_PORT_STAT_IF_IN_OCTETS, ...), then
+ * lsw's own for RoCEv2 (UDP 4791 with a BTH): received, CNPs received (BTH opcode 0x81),
+ * and RoCE packets this port marked CE on the way out. */
 #define LSW_FOREACH_PORT_CTR(X) \
 	X(IF_IN_OCTETS) \
 	X(IF_IN_UCAST_PKTS) \
 	X(IF_IN_NON_UCAST_PKTS) \
 	X(IF_OUT_OCTETS) \
 	X(IF_OUT_UCAST_PKTS) \
-	X(IF_OUT_NON_UCAST_PKTS)
+	X(IF_OUT_NON_UCAST_PKTS) \
+	X(ECN_MARKED_PACKETS) \
+	X(ROCE_IN_PKTS) \
+	X(ROCE_IN_OCTETS) \
+	X(ROCE_CNP_IN_PKTS) \
+	X(ROCE_ECN_MARKED_PKTS)
 
 enum lsw_port_ctr {
 #define LSW_PORT_CTR_ENUM(n) LSW_PC_##n,

@@ -50,6 +50,7 @@ struct lsw_dp_conf {
 	uint32_t idle_sleep_us;   /* sleep when a loop found nothing to do; 0 = busy poll */
 	uint8_t direct;           /* forwarding "direct": no MMU, queues or shaper (baseline) */
 	uint32_t ecmp_seed;
+	uint8_t cnp_tc;               /* LSW_CNP_TC_DSCP: classify CNPs by their DSCP */
 	uint32_t arp_retry_ms;    /* ARP request interval for a held next hop */
 	uint32_t arp_tries;       /* requests before held packets are dropped */
 	uint32_t icmp_rate;       /* ICMP errors per second per worker */
@@ -125,6 +126,7 @@ struct lsw_worker {
 	uint16_t n_adm;                  /* routed packets waiting for admission */
 	struct rte_mbuf *adm[LSW_BURST];
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
+	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 };
 
 /* worker.c */
@@ -135,6 +137,20 @@ void lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uin
 void lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf);
 /* ipv4.c: admit what lsw_ipv4_output collected, in runs, and queue it. */
 void lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+
+/* RFC 1624 incremental update of a header checksum @csum (network order) for one 16-bit
+ * word changed from @old to @new (host order): HC' = ~(~HC + ~m + m'). */
+static inline rte_be16_t
+lsw_csum_update16(rte_be16_t csum, uint16_t old, uint16_t new)
+{
+	uint32_t sum = (uint16_t)~rte_be_to_cpu_16(csum);
+
+	sum += (uint16_t)~old;
+	sum += new;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return rte_cpu_to_be_16((uint16_t)~sum);
+}
 
 /* ipv4.c */
 void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
@@ -184,6 +200,11 @@ lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 /* The pending PFC frame of @port, built now (NULL: none pending, or no mbuf). */
 struct rte_mbuf *lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf,
 				    uint16_t port, uint64_t now);
+
+/* ecn.c: ECN mark (counted) or WRED drop verdict (true: the caller drops) for @m leaving
+ * queue @q of @port with @qlen bytes behind it. */
+bool lsw_aqm_dequeue(struct lsw_worker *w, const struct lsw_aqm_cfg *a, uint16_t port, uint8_t q,
+		     struct rte_mbuf *m, uint64_t qlen);
 
 /* tx.c */
 void lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,

@@ -53,6 +53,7 @@
 	X(HEADROOM_OVERFLOW,       IN,  "lossless PG out of headroom (PFC came too late)") \
 	X(EXCEEDS_L3_MTU,          OUT, "IPv4 packet larger than the egress MTU") \
 	X(EGRESS_QUEUE_THRESHOLD,  OUT, "egress queue over its shared-buffer threshold") \
+	X(WRED_DROP,               OUT, "not-ECT packet dropped by its queue's WRED profile") \
 	X(PFC_WD_TX_DROP,          OUT, "for a queue the PFC watchdog stormed (drop)") \
 	X(L3_EGRESS_LINK_DOWN,     OUT, "egress port is admin down") \
 	X(TX_RING_FULL,            OUT, "handoff ring to the egress port's lcore full") \

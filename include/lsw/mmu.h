@@ -76,6 +76,8 @@ struct lsw_pkt_meta {
 enum lsw_meta_flag {
 	LSW_META_CHARGED = 1, /* admitted: release on the way out */
 	LSW_META_CTL = 2,     /* switch-originated (ARP, ICMP): control queue, not charged */
+	LSW_META_ROCE = 4,    /* RoCEv2 */
+	LSW_META_CNP = 8,     /* RoCEv2 CNP: never marked nor WRED-dropped */
 };
 
 extern int lsw_meta_offset;
@@ -91,6 +93,9 @@ lsw_meta(struct rte_mbuf *m)
 #define LSW_HIST_BINS 10
 extern const uint32_t lsw_hist_bound[LSW_HIST_BINS];
 extern uint8_t lsw_hist_bin[LSW_MAX_FRAME + 1]; /* frame length -> bin */
+
+/* The queue-drop reasons indexed in q_drop_reason. */
+enum { LSW_QDROP_PG, LSW_QDROP_HEADROOM, LSW_QDROP_QUEUE, LSW_QDROP_WRED, LSW_QDROP_REASONS };
 
 /* One worker's share of the MMU: occupancy deltas, watermarks of what it saw, counters. */
 struct lsw_mmu_lcore {
@@ -111,8 +116,11 @@ struct lsw_mmu_lcore {
 	uint64_t q_tx_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t q_tx_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t q_drop_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	/* Drops by reason (pg, headroom, queue); their sum is the queue's DROPPED_PACKETS. */
-	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][3];
+	/* Drops by reason (enum below); their sum is the queue's DROPPED_PACKETS. */
+	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][LSW_QDROP_REASONS];
+	uint64_t q_wred_drop_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t q_ecn_marked_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t q_ecn_marked_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t pool_drops[LSW_MAX_POOLS];
 	uint64_t wd_tx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES]; /* PFC watchdog, per stormed queue */
 	uint64_t wd_rx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES];
@@ -123,8 +131,6 @@ struct lsw_mmu_lcore {
 	uint64_t len_hist[LSW_MAX_FRAME + 1];
 } __rte_cache_aligned;
 
-/* The queue-drop reasons indexed in q_drop_reason. */
-enum { LSW_QDROP_PG, LSW_QDROP_HEADROOM, LSW_QDROP_QUEUE };
 
 /* Shared bytes a PG or queue may hold now: static_th, or 2^shift * (free shared buffer). */
 static inline uint64_t

@@ -17,6 +17,7 @@
 #define LSW_MAX_PROFILES 64
 #define LSW_MAX_MAPS    16
 #define LSW_MAX_SCHEDULERS 16
+#define LSW_MAX_WRED    16
 #define LSW_MAX_AI_SIZES 8
 #define LSW_QOS_NAME_LEN 64
 #define LSW_NONE        0xffff
@@ -53,6 +54,24 @@ struct lsw_sched_conf {
 	uint16_t weight;       /* 1..100 */
 };
 
+/* WRED_PROFILE (reference/buffers.md 4.3). lsw has no policer, so every packet is green;
+ * yellow and red are validated and shown, and unused. */
+enum lsw_color { LSW_GREEN, LSW_YELLOW, LSW_RED, LSW_COLORS };
+
+struct lsw_wred_curve {
+	uint64_t min, max;     /* bytes of queue: nothing at or below min, always above max */
+	uint8_t prob;          /* percent at max */
+	bool set;              /* thresholds given */
+};
+
+struct lsw_wred_conf {
+	char name[LSW_QOS_NAME_LEN];
+	bool drop[LSW_COLORS];                  /* wred_<color>_enable: WRED drop */
+	bool ecn[LSW_COLORS];                   /* ecn: mark ECT packets of that colour */
+	struct lsw_wred_curve wred[LSW_COLORS]; /* <color>_{min,max}_threshold, _drop_probability */
+	struct lsw_wred_curve mark[LSW_COLORS]; /* ecn_<color>_*: the wred curve when not given */
+};
+
 enum lsw_map_kind {
 	LSW_MAP_DSCP_TO_TC, LSW_MAP_DOT1P_TO_TC, LSW_MAP_TC_TO_PG, LSW_MAP_TC_TO_QUEUE,
 	LSW_MAP_PFC_TO_PG,    /* PFC_PRIORITY_TO_PRIORITY_GROUP_MAP: whose PG pauses a priority */
@@ -70,6 +89,7 @@ struct lsw_port_qos {
 	uint16_t pg_profile[LSW_NUM_PG];     /* profile index */
 	uint16_t q_profile[LSW_NUM_QUEUES];
 	uint16_t q_sched[LSW_NUM_QUEUES];    /* scheduler index */
+	uint16_t q_wred[LSW_NUM_QUEUES];     /* WRED_PROFILE index; LSW_NONE = none */
 	uint32_t cable_m;                    /* CABLE_LENGTH, metres */
 	uint8_t pfc_enable;                  /* priorities PFC pauses and honours (bit each) */
 	uint8_t pfcwd_enable;                /* priorities whose queues the watchdog watches */
@@ -110,10 +130,11 @@ struct lsw_buffer_conf {
 
 struct lsw_qos_conf {
 	struct lsw_buffer_conf buf;
-	uint16_t n_pools, n_profiles, n_scheds;
+	uint16_t n_pools, n_profiles, n_scheds, n_wred;
 	struct lsw_pool_conf pool[LSW_MAX_POOLS];
 	struct lsw_profile_conf profile[LSW_MAX_PROFILES];
 	struct lsw_sched_conf sched[LSW_MAX_SCHEDULERS];
+	struct lsw_wred_conf wred[LSW_MAX_WRED];
 	uint16_t n_maps[LSW_MAP_KINDS];
 	struct lsw_map_conf map[LSW_MAP_KINDS][LSW_MAX_MAPS];
 	struct lsw_port_qos port[LSW_MAX_PORTS];

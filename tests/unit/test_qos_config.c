@@ -169,6 +169,51 @@ test_pfcwd_entries(void **state)
 	lsw_config_free(c);
 }
 
+/* WRED_PROFILE: SONiC's AZURE_LOSSLESS, and a DCQCN profile with its own ECN curve. */
+static void
+test_wred(void **state)
+{
+	struct lsw_errs errs;
+	struct lsw_config *c = load(
+		"{\"WRED_PROFILE\": {\"AZURE_LOSSLESS\": {\"wred_green_enable\": \"true\","
+		"   \"wred_yellow_enable\": \"true\", \"wred_red_enable\": \"true\", \"ecn\": \"ecn_all\","
+		"   \"green_min_threshold\": \"1048576\", \"green_max_threshold\": \"2097152\","
+		"   \"green_drop_probability\": \"5\", \"yellow_min_threshold\": \"1048576\","
+		"   \"yellow_max_threshold\": \"2097152\", \"red_min_threshold\": \"1048576\","
+		"   \"red_max_threshold\": \"2097152\"},"
+		"  \"DCQCN\": {\"ecn\": \"ecn_green\", \"ecn_green_min_threshold\": \"5KB\","
+		"   \"ecn_green_max_threshold\": \"200KB\", \"ecn_green_mark_probability\": \"1\"}},"
+		" \"QUEUE\": {\"Ethernet4|3\": {\"wred_profile\": \"[WRED_PROFILE|AZURE_LOSSLESS]\"},"
+		"  \"Ethernet4|4\": {\"wred_profile\": \"DCQCN\"}}}", &errs);
+
+	(void)state;
+	if (c == NULL)
+		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
+	const struct lsw_qos_conf *q = &c->qos;
+	assert_int_equal(q->n_wred, 2);
+	const struct lsw_wred_conf *az = &q->wred[q->port[1].q_wred[3]];
+	assert_string_equal(az->name, "AZURE_LOSSLESS");
+	assert_true(az->drop[LSW_GREEN] && az->ecn[LSW_GREEN] && az->ecn[LSW_RED]);
+	assert_int_equal(az->wred[LSW_GREEN].min, 1048576);
+	assert_int_equal(az->wred[LSW_GREEN].prob, 5);
+	assert_int_equal(az->mark[LSW_GREEN].max, 2097152); /* ECN follows the WRED curve */
+	assert_int_equal(az->wred[LSW_RED].prob, 100);       /* SONiC's default */
+	const struct lsw_wred_conf *dc = &q->wred[q->port[1].q_wred[4]];
+	assert_false(dc->drop[LSW_GREEN]);
+	assert_true(dc->ecn[LSW_GREEN] && !dc->ecn[LSW_YELLOW]);
+	assert_int_equal(dc->mark[LSW_GREEN].min, 5120);
+	assert_int_equal(dc->mark[LSW_GREEN].max, 204800);
+	assert_int_equal(dc->mark[LSW_GREEN].prob, 1);
+	assert_int_equal(q->port[1].q_wred[0], LSW_NONE);
+	assert_int_equal(q->port[0].q_wred[3], LSW_NONE);
+	assert_int_equal(c->g.cnp_tc, 6);
+	lsw_config_free(c);
+	c = load("{\"LSW\": {\"global\": {\"cnp_tc\": \"dscp\"}}}", &errs);
+	assert_non_null(c);
+	assert_int_equal(c->g.cnp_tc, LSW_CNP_TC_DSCP);
+	lsw_config_free(c);
+}
+
 /* {patch, the path one error must name exactly, words its message must hold} */
 static const char *const bads[][3] = {
 	{"{\"LSW\": {\"buffer\": {\"size\": \"12XB\"}}}", "$.LSW.buffer.size", "size in bytes"},
@@ -284,7 +329,28 @@ static const char *const bads[][3] = {
 	{"{\"QUEUE\": {\"Ethernet4|3\": {\"scheduler\": \"nope\"}}}",
 	 "$.QUEUE['Ethernet4|3'].scheduler", "no SCHEDULER"},
 	{"{\"QUEUE\": {\"Ethernet4|3\": {\"wred_profile\": \"AZURE_LOSSLESS\"}}}",
-	 "$.QUEUE['Ethernet4|3'].wred_profile", "unknown"},
+	 "$.QUEUE['Ethernet4|3'].wred_profile", "no WRED_PROFILE"},
+	{"{\"WRED_PROFILE\": {\"W\": {\"green_min_threshold\": \"2MB\","
+	 " \"green_max_threshold\": \"1MB\"}}}", "$.WRED_PROFILE.W.green_max_threshold", "below"},
+	{"{\"WRED_PROFILE\": {\"W\": {\"green_min_threshold\": \"1MB\"}}}",
+	 "$.WRED_PROFILE.W.green_max_threshold", "required"},
+	{"{\"WRED_PROFILE\": {\"W\": {\"green_min_threshold\": \"1MB\","
+	 " \"green_max_threshold\": \"2MB\", \"green_drop_probability\": \"101\"}}}",
+	 "$.WRED_PROFILE.W.green_drop_probability", "range"},
+	{"{\"WRED_PROFILE\": {\"W\": {\"wred_green_enable\": \"true\"}}}",
+	 "$.WRED_PROFILE.W.green_min_threshold", "required"},
+	{"{\"WRED_PROFILE\": {\"W\": {\"ecn\": \"ecn_green\"}}}",
+	 "$.WRED_PROFILE.W.green_min_threshold", "required"},
+	{"{\"WRED_PROFILE\": {\"W\": {\"ecn\": \"ecn_blue\"}}}", "$.WRED_PROFILE.W.ecn",
+	 "one of"},
+	{"{\"WRED_PROFILE\": {\"W\": {\"weight\": \"4\"}}}", "$.WRED_PROFILE.W.weight",
+	 "instantaneous"},
+	{"{\"WRED_PROFILE\": {\"W\": {\"ecn_green_min_threshold\": \"9KB\","
+	 " \"ecn_green_max_threshold\": \"8KB\"}}}", "$.WRED_PROFILE.W.ecn_green_max_threshold",
+	 "below"},
+	{"{\"WRED_PROFILE\": {\"W\": {\"green_minimum\": \"1\"}}}",
+	 "$.WRED_PROFILE.W.green_minimum", "unknown"},
+	{"{\"LSW\": {\"global\": {\"cnp_tc\": \"8\"}}}", "$.LSW.global.cnp_tc", "range"},
 };
 
 static void
@@ -302,6 +368,7 @@ main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_pfcwd_entries),
+		cmocka_unit_test(test_wred),
 		cmocka_unit_test(test_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
