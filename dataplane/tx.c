@@ -295,8 +295,9 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 			lsw_mmu_release_acc(w->mmu, &conf->mmu, &acc, (uint8_t)port, (uint8_t)q,
 					    e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
 			/* ECN and WRED on the bytes left behind, the departing packet excluded. */
-			if (unlikely(f->bytes - bytes > c->aqm_min[q]) &&
-			    lsw_aqm_dequeue(w, &c->aqm[q], port, (uint8_t)q, e->m, f->bytes - bytes)) {
+			uint64_t behind = f->bytes - bytes;
+			if (unlikely(behind > c->aqm_min[q]) &&
+			    lsw_aqm_dequeue(w, &c->aqm[q], port, (uint8_t)q, e->m, behind)) {
 				wred_drop(w, port, (uint8_t)q, e->m);
 				dropped += len;
 				continue;

@@ -280,6 +280,7 @@ t_build_ipv4(uint8_t *buf, const struct t_flow *f)
 
 	memset(ip, 0, tlen);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = f->tos;
 	ip->total_length = rte_cpu_to_be_16(tlen);
 	ip->time_to_live = f->ttl ? f->ttl : 64;
 	ip->next_proto_id = proto;

@@ -53,6 +53,7 @@ struct t_flow {
 	uint16_t payload;       /* bytes after the L4 header */
 	int vlan;               /* >= 0: add an 802.1Q tag with this VID */
 	bool df;
+	uint8_t tos;            /* DSCP << 2 | ECN */
 };
 uint16_t t_build_ipv4(uint8_t *buf, const struct t_flow *f);
 uint16_t t_build_arp(uint8_t *buf, uint16_t op, const char *smac, const char *sip,
