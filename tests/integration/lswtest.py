@@ -153,12 +153,14 @@ def port_total(stats, port, direction="IN"):
 _tmpdirs = []
 
 
-def roce_pcap(path, size, flows, dst_net, dscp=None):
+def roce_pcap(path, size, flows, dst_net, dscp=None, ecn=None):
     """Write @flows RoCEv2 frames of @size bytes to @dst_net (tools/lsw-pcapgen) into @path."""
     cmd = [os.path.join(SOURCE, "tools", "lsw-pcapgen"), path, "--profile", "roce",
            "--size", str(size), "--flows", str(flows), "--dst-net", dst_net]
     if dscp is not None:
         cmd += ["--dscp", str(dscp)]
+    if ecn is not None:
+        cmd += ["--ecn", ecn]
     subprocess.run(cmd, check=True, capture_output=True)
     return path
 
