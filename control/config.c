@@ -36,6 +36,7 @@ global_defaults(struct lsw_global_conf *g)
 		.log_level = "info",
 		.ecmp_seed = 0x5eed,
 		.cnp_tc = 6,
+		.drop_snapshots = 256,
 		.arp_retry_ms = 1000,
 		.arp_tries = 3,
 		.icmp_rate = 1000,
@@ -92,7 +93,8 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		"main_lcore", "workers", "idle_sleep_us", "mbufs", "memory_mb", "rx_descriptors",
 		"tx_descriptors", "file_prefix", "rpc_socket", "log_level", "ecmp_seed",
 		"arp_retry_ms", "arp_tries", "icmp_rate_limit", "icmp_burst", "rpc_timeout_ms",
-		"rpc_max_request_bytes", "rpc_max_connections", "forwarding", "cnp_tc", NULL,
+		"rpc_max_request_bytes", "rpc_max_connections", "forwarding", "cnp_tc",
+		"drop_snapshots", "mark_snapshots", NULL,
 	};
 	static const char *const modes[] = {"queued", "direct", NULL};
 	static const char *const levels[] = {
@@ -162,6 +164,11 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 			snprintf(g->log_level, sizeof(g->log_level), "%s", levels[l]);
 	}
 	lsw_jv_get_u32(o, path, "ecmp_seed", 0, UINT32_MAX, &g->ecmp_seed, errs);
+	lsw_jv_get_u32(o, path, "drop_snapshots", 0, 65536, &g->drop_snapshots, errs);
+	if ((v = json_object_get(o, "mark_snapshots")) != NULL) {
+		lsw_path_key(p, path, "mark_snapshots");
+		lsw_jv_bool(v, p, &g->mark_snapshots, errs);
+	}
 	/* RoCEv2 CNPs ride this TC whatever their DSCP ("dscp": classify them like the rest). */
 	if ((v = json_object_get(o, "cnp_tc")) != NULL) {
 		uint64_t tc;

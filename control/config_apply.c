@@ -178,6 +178,9 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 		return -1;
 	}
 	lsw_snapshot_publish(sw, conf);
+	if (lsw_dropsnap_config(sw, o) != 0)
+		LSW_LOG(ERR, "out of memory for %u drop snapshots: the store keeps its size",
+			n->g.drop_snapshots);
 	lsw_config_free(o);
 	LSW_LOG(INFO, "configuration changed at run time");
 	return 0;

@@ -141,7 +141,7 @@ setup(struct lsw_switch *sw)
 	dp->fib = sw->fibc->fib;
 	if (lsw_ports_init(sw) != 0 || lsw_fibctl_load(sw->fibc, c) != 0)
 		return -1;
-	if (create_rings(sw) != 0) {
+	if (create_rings(sw) != 0 || lsw_dropsnap_init(sw) != 0) {
 		LSW_LOG(ERR, "cannot create rings: %s", rte_strerror(rte_errno));
 		return -1;
 	}
@@ -204,6 +204,7 @@ teardown(struct lsw_switch *sw)
 		}
 	}
 	lsw_rpc_server_destroy(sw->rpc);
+	lsw_dropsnap_free(sw);
 	rte_ring_free(dp->neigh_ring);
 	lsw_fibctl_destroy(sw->fibc);
 	rte_free(dp->conf);
@@ -309,6 +310,7 @@ main(int argc, char **argv)
 			lsw_rpc_server_poll(sw.rpc, POLL_MS, lsw_now_ns());
 			lsw_neigh_process(&sw);
 			lsw_pfcwd_poll(&sw, rte_rdtsc());
+			lsw_dropsnap_poll(&sw);
 		}
 		LSW_LOG(INFO, "stopping");
 	}

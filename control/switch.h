@@ -22,6 +22,19 @@ struct lsw_port_rt {
 	struct rte_ether_addr mac;      /* in effect: configured, else the device's */
 };
 
+/* The last drops and marks the workers snapshotted (dropsnap.c). */
+struct lsw_snap_store {
+	struct lsw_snap *e;             /* [cap] */
+	uint32_t cap, head, n;          /* head: the next slot written */
+	uint64_t seq;                   /* snapshots ever stored */
+	uint64_t tsc0, wall0;           /* a TSC value and the wall-clock ns it was taken at */
+};
+
+struct lsw_snap_roce {
+	uint8_t opcode;
+	uint32_t dqpn, psn;
+};
+
 struct lsw_switch {
 	struct lsw_config *cfg;         /* the running config */
 	char config_path[PATH_MAX];
@@ -50,6 +63,7 @@ struct lsw_switch {
 	bool wd_brs_active;
 	uint64_t start_ns;
 	bool hugepages;
+	struct lsw_snap_store snaps;
 };
 
 /* time.c */
@@ -74,6 +88,19 @@ void lsw_stats_clear(struct lsw_switch *sw, int port);
 /* The MMU as the workers' shares add up: occupancy and counters summed (counters minus the
  * clear baseline), watermarks the largest any worker saw. @out is caller-allocated. */
 void lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
+
+/* dropsnap.c */
+int lsw_dropsnap_init(struct lsw_switch *sw);
+void lsw_dropsnap_free(struct lsw_switch *sw);
+/* After a config change: resize the store, turn drop/mark snapshots on or off. */
+int lsw_dropsnap_config(struct lsw_switch *sw, const struct lsw_config *old);
+void lsw_dropsnap_poll(struct lsw_switch *sw);
+void lsw_dropsnap_clear(struct lsw_switch *sw);
+/* The @i-th stored snapshot, oldest first, and its sequence number; NULL past the end. */
+const struct lsw_snap *lsw_dropsnap_get(const struct lsw_switch *sw, uint32_t i, uint64_t *seq);
+uint64_t lsw_dropsnap_time_ns(const struct lsw_switch *sw, uint64_t tsc);
+/* The BTH of a RoCEv2 packet in the snapshot's bytes (IPv4, UDP 4791); false otherwise. */
+bool lsw_dropsnap_roce(const struct lsw_snap *s, struct lsw_snap_roce *r);
 
 /* pfcwd.c */
 /* The PFC watchdog at @now_tsc (the TSC, or a test's fake clock at dp.tsc_hz). */

@@ -77,6 +77,8 @@ lsw_aqm_dequeue(struct lsw_worker *w, const struct lsw_aqm_cfg *a, uint16_t port
 			w->ctr->port[port].ctr[LSW_PC_ECN_MARKED_PACKETS]++;
 			if (meta->flags & LSW_META_ROCE)
 				w->ctr->port[port].ctr[LSW_PC_ROCE_ECN_MARKED_PKTS]++;
+			if (__atomic_load_n(&w->dp->snap_mode, __ATOMIC_RELAXED) & LSW_SNAP_MARKS)
+				lsw_snap_take(w, port, LSW_SNAP_MARK, 0, m);
 		}
 		return false;
 	}

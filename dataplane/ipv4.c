@@ -227,6 +227,25 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		nh_ip = nh->ip;
 		mac = __atomic_load_n(&nh->mac, __ATOMIC_ACQUIRE);
 	}
+	/* Classify: the TC from DSCP (or 802.1p where the port maps it), its PG here and its
+	 * queue there; from here on a drop snapshot knows where the packet was going. */
+	struct lsw_pkt_meta *meta = lsw_meta(m);
+	const struct lsw_mmu_conf *mc = &conf->mmu;
+	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
+		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] : mc->dscp_tc[in_port][ip->type_of_service >> 2];
+	meta->flags = 0;
+	if (unlikely(pi->flags & LSW_PF_ROCE)) {
+		meta->flags = LSW_META_ROCE;
+		if (pi->bth_opcode == LSW_BTH_OP_CNP) {
+			meta->flags |= LSW_META_CNP;
+			tc = conf->cnp_tc != LSW_CNP_TC_DSCP ? conf->cnp_tc : tc;
+		}
+	}
+	meta->in_port = (uint8_t)in_port;
+	meta->tc = tc;
+	meta->pg = mc->tc_pg[in_port][tc];
+	meta->out_port = (uint8_t)out;
+	meta->queue = mc->tc_q[out][tc];
 
 	if (unlikely(ip->time_to_live <= 1)) {
 		lsw_icmp_error(w, conf, in_port, m, pi, 11, 0, 0, now);
@@ -245,22 +264,6 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		return;
 	}
 	lsw_ipv4_ttl_dec(ip);
-	/* Classify: the TC from DSCP (or 802.1p where the port maps it), its PG here. */
-	struct lsw_pkt_meta *meta = lsw_meta(m);
-	const struct lsw_mmu_conf *mc = &conf->mmu;
-	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
-		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] : mc->dscp_tc[in_port][ip->type_of_service >> 2];
-	meta->flags = 0;
-	if (unlikely(pi->flags & LSW_PF_ROCE)) {
-		meta->flags = LSW_META_ROCE;
-		if (pi->bth_opcode == LSW_BTH_OP_CNP) {
-			meta->flags |= LSW_META_CNP;
-			tc = conf->cnp_tc != LSW_CNP_TC_DSCP ? conf->cnp_tc : tc;
-		}
-	}
-	meta->in_port = (uint8_t)in_port;
-	meta->tc = tc;
-	meta->pg = mc->tc_pg[in_port][tc];
 	/* Routed ports send untagged: dropping the 4 tag bytes leaves the inner EtherType in
 	 * place and the MACs are rewritten below anyway. */
 	if (pi->flags & LSW_PF_VLAN)

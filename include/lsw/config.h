@@ -79,6 +79,8 @@ struct lsw_global_conf {
 	char log_level[16];
 	uint32_t ecmp_seed;
 	uint8_t cnp_tc;                 /* TC of RoCEv2 CNPs; LSW_CNP_TC_DSCP: by the maps */
+	uint32_t drop_snapshots;        /* drops (and marks) kept for drops.list; 0 = off */
+	bool mark_snapshots;            /* ECN marks snapshotted too */
 	uint32_t arp_retry_ms;
 	uint32_t arp_tries;
 	uint32_t icmp_rate;

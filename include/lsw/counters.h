@@ -50,7 +50,8 @@ enum lsw_port_ctr {
 	X(NEIGH_HELD,         "packets held while their next hop was resolved") \
 	X(NEIGH_RELEASED,     "held packets sent after resolution") \
 	X(PFC_TX_DEFERRED,    "PFC frames put off a loop: no mbuf to build them") \
-	X(PAUSE_RX,           "802.3x PAUSE frames honoured")
+	X(PAUSE_RX,           "802.3x PAUSE frames honoured") \
+	X(SNAPSHOT_MISSED,    "drops or marks not snapshotted: the worker's ring was full")
 
 enum lsw_event {
 #define LSW_EVENT_ENUM(n, d) LSW_EV_##n,

@@ -16,6 +16,7 @@
 #include <rte_rcu_qsbr.h>
 #include "lsw/common.h"
 #include "lsw/counters.h"
+#include "lsw/dropsnap.h"
 #include "lsw/fib.h"
 #include "lsw/mmu.h"
 #include "lsw/parse.h"
@@ -92,6 +93,9 @@ struct lsw_dp {
 	/* Egress queues of each port; used only by the port's owner worker. */
 	struct lsw_sched *sched[LSW_MAX_PORTS];        /* cp: set at start-up */
 	uint64_t wm_clear_gen;      /* cp: increment to clear watermarks; dp: acquire load */
+	/* Drop/mark snapshots: ring of each worker (SP: the worker, SC: the main lcore). */
+	struct rte_ring *snap[LSW_MAX_WORKERS];        /* cp: set at start-up; NULL = none */
+	uint8_t snap_mode;          /* cp: relaxed store of LSW_SNAP_* bits; dp: relaxed load */
 };
 
 struct lsw_txbuf {
@@ -224,10 +228,16 @@ uint64_t lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, u
 void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 			 enum lsw_drop why);
 
+/* dropsnap.c: copy what is known of @m into the worker's snapshot ring (or count a miss). */
+void lsw_snap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
+		   struct rte_mbuf *m);
+
 static inline void
 lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m)
 {
 	w->ctr->port[port].drop[d]++;
+	if (unlikely(__atomic_load_n(&w->dp->snap_mode, __ATOMIC_RELAXED) & LSW_SNAP_DROPS))
+		lsw_snap_take(w, port, LSW_SNAP_DROP, (uint16_t)d, m);
 	rte_pktmbuf_free(m);
 }
 

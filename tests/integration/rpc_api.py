@@ -15,7 +15,8 @@ from lswtest import LSW, Lsw, RpcError, base_config, run_test, tmpdir, wait_unti
 METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", "route.list",
            "neighbor.list", "stats.clear", "buffer.pools", "buffer.profiles", "pg.stats",
            "queue.stats", "buffer.stats", "buffer.histogram", "watermark.clear", "config.get",
-           "config.validate", "config.set", "pfc.stats", "pfcwd.stats"}
+           "config.validate", "config.set", "pfc.stats", "pfcwd.stats", "drops.list",
+           "drops.clear"}
 
 
 class Raw:

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Drop (and mark) snapshots: a worker that drops or ECN-marks a packet copies its first
+ * bytes and where it was into its own ring (SP/SC, the worker produces, the main lcore
+ * consumes: control/dropsnap.c), so that an operator can see which RDMA packets were
+ * dropped or marked, and why. A full ring costs a counter, never a wait.
+ */
+#ifndef LSW_DROPSNAP_H
+#define LSW_DROPSNAP_H
+
+#include <stdint.h>
+
+#define LSW_SNAP_BYTES     128   /* bytes of each packet kept */
+#define LSW_SNAP_RING      1024  /* entries per worker ring (a power of two) */
+#define LSW_SNAP_NONE      0xff  /* port or queue unknown */
+#define LSW_SNAP_PORT_NONE 0xffff
+
+/* dp->snap_mode bits (the control plane writes, workers read). */
+enum { LSW_SNAP_DROPS = 1, LSW_SNAP_MARKS = 2 };
+enum lsw_snap_kind { LSW_SNAP_DROP, LSW_SNAP_MARK };
+
+struct lsw_snap {
+	uint64_t tsc;          /* when */
+	uint16_t len;          /* the packet's length (pkt_len) */
+	uint16_t reason;       /* enum lsw_drop; 0 for marks */
+	uint16_t rx_port_id;   /* DPDK port it arrived on (mbuf port); LSW_SNAP_PORT_NONE */
+	uint8_t kind;          /* enum lsw_snap_kind */
+	uint8_t port;          /* the lsw port the drop or mark is counted on */
+	uint8_t out_port;      /* where it was going, once routed; LSW_SNAP_NONE before */
+	uint8_t queue;         /* its egress queue, once classified; LSW_SNAP_NONE */
+	uint8_t caplen;        /* bytes in data */
+	uint8_t pad;
+	uint8_t data[LSW_SNAP_BYTES];
+};
+
+#endif
