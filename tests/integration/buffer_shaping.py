@@ -54,7 +54,8 @@ def test_buffer_shaping():
         occ = q["CURR_OCCUPANCY_BYTES"]
         assert MIB / 2 - 3 * CHARGE <= occ <= MIB / 2, occ
         assert q["SHARED_CURR_OCCUPANCY_BYTES"] == occ
-        assert occ % CHARGE == 0 and q["CURR_OCCUPANCY_PACKETS"] == occ // CHARGE
+        # Bytes come from the MMU, packets from the FIFO, read a moment apart.
+        assert occ % CHARGE == 0 and abs(q["CURR_OCCUPANCY_PACKETS"] - occ // CHARGE) <= 2, q
         assert q["drops"]["EGRESS_QUEUE_THRESHOLD"] == q["DROPPED_PACKETS"]
         assert q["drops"]["INGRESS_PG_THRESHOLD"] == 0
         assert MIB / 2 - CHARGE <= q["WATERMARK_BYTES"] <= MIB / 2, q["WATERMARK_BYTES"]

@@ -4,13 +4,16 @@
 to 100 Mb/s whose queue 3 marks and WRED-drops between 20 KB and 1 MB (the burst peaks near
 half a megabyte, so both stay partial). The output pcap
 holds CE-marked frames whose IPv4 checksums tshark verifies; not-ECT frames are never
-marked, some are WRED-dropped; the queue, port and RoCE counters agree with the pcap."""
+marked, some are WRED-dropped; the queue, port and RoCE counters agree with the pcap. Drop
+and mark snapshots name each WRED drop and mark with its ports, queue and BTH; saved as
+pcapng, tshark reads them back with the reasons in the comments."""
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import Lsw, base_config, roce_pcap, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import (SOURCE, Lsw, base_config, roce_pcap, run_test, tmpdir,  # noqa: E402
+                     wait_until)
 from scapy.all import PcapWriter  # noqa: E402
 
 ECT, NOT_ECT, SIZE = 400, 100, 1024
@@ -35,6 +38,8 @@ def test_ecn_marking():
         "ecn": "ecn_green", "wred_green_enable": "true", "green_min_threshold": "20KB",
         "green_max_threshold": "1MB", "green_drop_probability": "100"}}
     cfg["QUEUE"] = {"Ethernet4|3": {"wred_profile": "LAB"}}
+    cfg["LSW"]["global"]["mark_snapshots"] = True
+    saved = os.path.join(tmp, "drops.pcapng")
 
     sw = Lsw(cfg, tmp)
     with sw:
@@ -44,6 +49,12 @@ def test_ecn_marking():
             return done and q["CURR_OCCUPANCY_BYTES"] == 0 and q
         q = wait_until(drained, timeout=120, what="every frame sent or dropped")
         ports = sw.rpc("port.stats")["ports"]
+        snaps = sw.rpc("drops.list")
+        wred = sw.rpc("drops.list", {"reason": "WRED_DROP", "port": "Ethernet8"})["snapshots"]
+        subprocess.run([os.path.join(SOURCE, "tools", "lswctl"), "-s", sw.sock, "drops",
+                        "save", saved], check=True, capture_output=True)
+        sw.rpc("drops.clear")
+        assert sw.rpc("drops.list")["snapshots"] == []
     e4 = ports["Ethernet4"]
     assert q["DROPPED_PACKETS"] == q["WRED_DROPPED_PACKETS"] == e4["drops"].get("WRED_DROP")
     assert 0 < q["WRED_DROPPED_PACKETS"] < NOT_ECT, q
@@ -66,6 +77,23 @@ def test_ecn_marking():
     assert q["WRED_ECN_MARKED_BYTES"] == ce * SIZE
     assert ports["Ethernet0"]["ROCE_IN_PKTS"] == ECT
     assert ports["Ethernet0"]["ROCE_IN_OCTETS"] == ECT * SIZE
+    # Snapshots: every WRED drop and every mark, with where it was and its BTH.
+    assert snaps["missed"] == 0 and snaps["marks"], snaps["missed"]
+    kinds = [s["kind"] for s in snaps["snapshots"]]
+    assert kinds.count("drop") == q["WRED_DROPPED_PACKETS"] == len(wred), (kinds, q)
+    assert kinds.count("mark") == ce
+    for s in snaps["snapshots"]:
+        assert s["out_port"] == "Ethernet4" and s["queue"] == 3 and s["len"] == SIZE, s
+        assert s["roce"]["opcode"] == 0x0A and s["caplen"] == 128, s
+        assert s["in_port"] == ("Ethernet8" if s["kind"] == "drop" else "Ethernet0"), s
+    r = subprocess.run(["tshark", "-r", saved, "-T", "fields", "-E", "separator=;",
+                        "-e", "frame.comment", "-e", "frame.len", "-e", "udp.dstport"],
+                       capture_output=True, text=True, check=True)
+    lines = r.stdout.splitlines()
+    assert len(lines) == len(snaps["snapshots"]), (len(lines), r.stderr)
+    assert sum("drop WRED_DROP port=Ethernet4 in=Ethernet8 out=Ethernet4 queue=3" in line
+               for line in lines) == len(wred), lines[:3]
+    assert all(line.endswith(";%d;4791" % SIZE) for line in lines), lines[:3]
     print("%d of %d ECT frames marked CE, %d of %d not-ECT WRED-dropped; watermark %d B" % (
         ce, ECT, q["WRED_DROPPED_PACKETS"], NOT_ECT, q["WATERMARK_BYTES"]))
 
