@@ -167,6 +167,7 @@ t_rx(struct t_switch *t, uint16_t port, const void *frame, uint16_t len, uint64_
 {
 	struct rte_mbuf *m = t_mbuf(frame, len);
 
+	m->port = t->sw.port[port].port_id; /* as the PMD sets it */
 	lsw_process_burst(&t->w, t->conf, port, &m, 1, now);
 }
 

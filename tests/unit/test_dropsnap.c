@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Drop snapshots: what a worker records (port, reason, where the packet arrived and was
+ * going, its queue, its first bytes, the RoCE BTH), the bounded store keeping the newest
+ * oldest-first as it wraps, a full worker ring counted as missed, filters off, clear.
+ */
+#include <string.h>
+#include "harness.h"
+#include "lsw/dropsnap.h"
+
+static uint8_t buf[2048];
+
+static void
+drain(struct t_switch *t)
+{
+	lsw_dropsnap_poll(&t->sw);
+}
+
+static void
+test_capture_and_wrap(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow miss = {.dst = "192.0.2.1", .payload = 200, .vlan = -1};
+	uint64_t seq;
+
+	(void)state;
+	t->sw.cfg->g.drop_snapshots = 8;
+	assert_int_equal(lsw_dropsnap_init(&t->sw), 0);
+	/* 20 LPM misses on Ethernet0: the store keeps the last 8, oldest first. */
+	for (int i = 0; i < 20; i++) {
+		miss.sport = (uint16_t)i;
+		t_rx(t, T_PORT0, buf, t_build_ipv4(buf, &miss), 1000);
+	}
+	drain(t);
+	for (uint32_t i = 0; i < 8; i++) {
+		const struct lsw_snap *s = lsw_dropsnap_get(&t->sw, i, &seq);
+		assert_non_null(s);
+		assert_int_equal(seq, 13 + i);
+		assert_int_equal(s->kind, LSW_SNAP_DROP);
+		assert_int_equal(s->reason, LSW_DROP_LPM4_MISS);
+		assert_int_equal(s->port, T_PORT0);
+		assert_int_equal(s->rx_port_id, t->sw.port[T_PORT0].port_id);
+		assert_int_equal(s->out_port, LSW_SNAP_NONE); /* never routed */
+		assert_int_equal(s->queue, LSW_SNAP_NONE);
+		assert_int_equal(s->len, 14 + 20 + 8 + 200);
+		assert_int_equal(s->caplen, LSW_SNAP_BYTES);
+		assert_int_equal(s->data[14 + 20 + 1], 12 + i); /* UDP source port, low byte */
+	}
+	assert_null(lsw_dropsnap_get(&t->sw, 8, &seq));
+
+	/* A routed drop knows its way: TTL 1 towards Ethernet4, DSCP 0 (queue 1); RoCE. */
+	struct t_flow ttl = {.dst = "10.2.0.1", .payload = 40, .vlan = -1, .ttl = 1,
+			     .dport = 4791, .sport = 7};
+	uint16_t len = t_build_ipv4(buf, &ttl);
+	buf[14 + 20 + 8] = 0x0a;                                 /* BTH: RDMA WRITE ONLY */
+	buf[14 + 20 + 8 + 5] = 0x01, buf[14 + 20 + 8 + 6] = 0, buf[14 + 20 + 8 + 7] = 0x23;
+	buf[14 + 20 + 8 + 9] = 0, buf[14 + 20 + 8 + 10] = 0, buf[14 + 20 + 8 + 11] = 0x42; /* PSN */
+	t_rx(t, T_PORT0, buf, len, 1000);
+	drain(t);
+	const struct lsw_snap *s = lsw_dropsnap_get(&t->sw, 7, &seq);
+	assert_int_equal(seq, 21);
+	assert_int_equal(s->reason, LSW_DROP_TTL);
+	assert_int_equal(s->out_port, T_PORT4);
+	assert_int_equal(s->queue, 1);
+	assert_int_equal(s->caplen, len);
+	struct lsw_snap_roce r;
+	assert_true(lsw_dropsnap_roce(s, &r));
+	assert_int_equal(r.opcode, 0x0a);
+	assert_int_equal(r.dqpn, 0x010023);
+	assert_int_equal(r.psn, 0x42);
+	assert_false(lsw_dropsnap_roce(lsw_dropsnap_get(&t->sw, 0, &seq), &r)); /* plain UDP */
+
+	/* A full worker ring costs a counter, never a wait. */
+	for (int i = 0; i < LSW_SNAP_RING + 6; i++)
+		t_rx(t, T_PORT0, buf, t_build_ipv4(buf, &miss), 1000);
+	assert_int_equal(t_event(t, LSW_EV_SNAPSHOT_MISSED), 6);
+	drain(t);
+	assert_non_null(lsw_dropsnap_get(&t->sw, 7, &seq));
+	assert_int_equal(seq, 21 + LSW_SNAP_RING);
+	lsw_dropsnap_clear(&t->sw);
+	assert_null(lsw_dropsnap_get(&t->sw, 0, &seq));
+
+	/* Off: nothing is taken. */
+	__atomic_store_n(&t->sw.dp.snap_mode, 0, __ATOMIC_RELAXED);
+	t_rx(t, T_PORT0, buf, t_build_ipv4(buf, &miss), 1000);
+	drain(t);
+	assert_null(lsw_dropsnap_get(&t->sw, 0, &seq));
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_LPM4_MISS), 20 + LSW_SNAP_RING + 6 + 1);
+	lsw_dropsnap_free(&t->sw);
+	t_switch_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_capture_and_wrap),
+	};
+	t_eal_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
