@@ -105,7 +105,12 @@ def methods(sw):
     expect_error(sw, "port.set", {"port": "Ethernet0", "admin_status": "sideways"}, -32602,
                  "$.params.admin_status")
     expect_error(sw, "stats.clear", {"port": "nope"}, -32602, "$.params.port")
-    for m in ("pfc.stats", "pfcwd.stats", "queue.stats", "pg.stats"):
+    expect_error(sw, "drops.list", {"reason": "NOPE"}, -32602, "$.params.reason")
+    expect_error(sw, "drops.list", {"qp": 1 << 24}, -32602, "$.params.qp")
+    expect_error(sw, "drops.list", {"kind": "lost"}, -32602, "$.params.kind")
+    expect_error(sw, "drops.list", {"limit": 0}, -32602, "$.params.limit")
+    expect_error(sw, "drops.clear", {"x": 1}, -32602, "$.params.x")
+    for m in ("pfc.stats", "pfcwd.stats", "queue.stats", "pg.stats", "drops.list"):
         expect_error(sw, m, {"port": "Ethernet99"}, -32602, "$.params.port")
         expect_error(sw, m, {"x": 1}, -32602, "$.params.x")
     for m in ("switch.info", "port.list", "route.list", "neighbor.list", "rpc.methods"):
@@ -147,6 +152,17 @@ def methods(sw):
     assert sw.rpc("pfc.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]["pfc_enable"] == "3"
     wd = sw.rpc("pfcwd.stats")["ports"]["Ethernet4"]
     assert wd["detection_time"] == 200 and wd["queues"]["3"]["PFC_WD_STATUS"] == "operational"
+    # ECN profiles and the snapshot settings too.
+    assert sw.rpc("config.set", {"config": {
+        "WRED_PROFILE": {"DCQCN": {"ecn": "ecn_green", "green_min_threshold": "5KB",
+                                   "green_max_threshold": "200KB"}},
+        "QUEUE": {"Ethernet4|3": {"wred_profile": "DCQCN"}},
+        "LSW": {"global": {"drop_snapshots": 16, "mark_snapshots": True}}}}) == \
+        {"applied": True}
+    q3 = sw.rpc("queue.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]["3"]
+    assert q3["wred_profile"] == "DCQCN", q3
+    d = sw.rpc("drops.list")
+    assert d["capacity"] == 16 and d["marks"], d
 
 
 def framing(sock):
