@@ -676,6 +676,30 @@ parse_cable(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 	}
 }
 
+/* Member @field of @o naming an entry of @table ("name" or "[TABLE|name]") among the @n of
+ * @arr: its index, -1 when absent, -2 when refused (with its path). */
+static int
+ref_field(json_t *o, const char *path, const char *field, const char *table, const void *arr,
+	  size_t n, size_t stride, struct lsw_errs *errs)
+{
+	char p[LSW_PATH_LEN], buf[LSW_QOS_NAME_LEN];
+	json_t *v = json_object_get(o, field);
+	const char *s;
+
+	if (v == NULL)
+		return -1;
+	lsw_path_key(p, path, field);
+	if (!lsw_jv_str(v, p, 128, &s, errs))
+		return -2;
+	s = ref_name(s, table, buf, sizeof(buf));
+	int i = find_name(s, arr, n, stride);
+	if (i < 0) {
+		lsw_errs_add(errs, p, "no %s named '%s'", table, s);
+		return -2;
+	}
+	return i;
+}
+
 /* "3,4" (SONiC's pfc_enable): a priority bit mask; "" is none. */
 static bool
 parse_prio_list(json_t *v, const char *path, uint8_t *mask, struct lsw_errs *errs)
@@ -708,13 +732,13 @@ parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		"pfc_watchdog_status", NULL,
 	};
 	static const char *const wd_states[] = {"disable", "enable", NULL};
-	char p[LSW_PATH_LEN], pf[LSW_PATH_LEN], buf[LSW_QOS_NAME_LEN];
+	char p[LSW_PATH_LEN], pf[LSW_PATH_LEN];
 	/* Per port: the entry that armed the watchdog, and whether it named priorities
 	 * (pfcwd_sw_enable) or follows pfc_enable (pfc_watchdog_status), which another entry
 	 * may set: both are settled once every entry is read. */
 	const char *wd_key[LSW_MAX_PORTS] = {NULL};
 	bool wd_follow[LSW_MAX_PORTS] = {false};
-	const char *key, *s;
+	const char *key;
 	json_t *o, *v;
 
 	if (!json_is_object(t)) {
@@ -742,17 +766,10 @@ parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		if (!ok)
 			continue;
 		for (int k = 0; k < LSW_MAP_KINDS; k++) {
-			if ((v = json_object_get(o, map_fields[k])) == NULL)
+			int m = ref_field(o, p, map_fields[k], map_tables[k], c->qos.map[k],
+					  c->qos.n_maps[k], sizeof(c->qos.map[k][0]), errs);
+			if (m < 0)
 				continue;
-			lsw_path_key(pf, p, map_fields[k]);
-			if (!lsw_jv_str(v, pf, 128, &s, errs))
-				continue;
-			s = ref_name(s, map_tables[k], buf, sizeof(buf));
-			int m = find_name(s, c->qos.map[k], c->qos.n_maps[k], sizeof(c->qos.map[k][0]));
-			if (m < 0) {
-				lsw_errs_add(errs, pf, "no %s named '%s'", map_tables[k], s);
-				continue;
-			}
 			for (uint16_t port = 0; port < c->n_ports; port++)
 				if (ports[port])
 					c->qos.port[port].map[k] = (uint16_t)m;
@@ -882,10 +899,10 @@ static void
 parse_queues(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 {
 	static const char *const fields[] = {"scheduler", "wred_profile", NULL};
-	char p[LSW_PATH_LEN], pf[LSW_PATH_LEN], buf[LSW_QOS_NAME_LEN];
+	char p[LSW_PATH_LEN];
 	bool ports[LSW_MAX_PORTS];
-	const char *key, *s;
-	json_t *o, *v;
+	const char *key;
+	json_t *o;
 	int lo, hi;
 
 	if (!json_is_object(t)) {
@@ -897,29 +914,12 @@ parse_queues(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		if (!lsw_jv_object(o, p, fields, errs) ||
 		    !parse_port_range(c, key, p, ports, &lo, &hi, 7, errs))
 			continue;
-		int sc = -1, wr = -1;
-		if ((v = json_object_get(o, "scheduler")) != NULL) {
-			lsw_path_key(pf, p, "scheduler");
-			if (!lsw_jv_str(v, pf, 128, &s, errs))
-				continue;
-			s = ref_name(s, "SCHEDULER", buf, sizeof(buf));
-			sc = find_name(s, c->qos.sched, c->qos.n_scheds, sizeof(c->qos.sched[0]));
-			if (sc < 0) {
-				lsw_errs_add(errs, pf, "no SCHEDULER named '%s'", s);
-				continue;
-			}
-		}
-		if ((v = json_object_get(o, "wred_profile")) != NULL) {
-			lsw_path_key(pf, p, "wred_profile");
-			if (!lsw_jv_str(v, pf, 128, &s, errs))
-				continue;
-			s = ref_name(s, "WRED_PROFILE", buf, sizeof(buf));
-			wr = find_name(s, c->qos.wred, c->qos.n_wred, sizeof(c->qos.wred[0]));
-			if (wr < 0) {
-				lsw_errs_add(errs, pf, "no WRED_PROFILE named '%s'", s);
-				continue;
-			}
-		}
+		int sc = ref_field(o, p, "scheduler", "SCHEDULER", c->qos.sched, c->qos.n_scheds,
+				   sizeof(c->qos.sched[0]), errs);
+		int wr = ref_field(o, p, "wred_profile", "WRED_PROFILE", c->qos.wred, c->qos.n_wred,
+				   sizeof(c->qos.wred[0]), errs);
+		if (sc == -2 || wr == -2)
+			continue;
 		for (uint16_t port = 0; port < c->n_ports; port++)
 			for (int i = lo; ports[port] && i <= hi; i++) {
 				if (sc >= 0)
