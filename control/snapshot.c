@@ -79,7 +79,8 @@ build_aqm(const struct lsw_config *c, uint16_t profile, struct lsw_aqm_cfg *a, u
 }
 
 static void
-build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s)
+build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s,
+	    struct lsw_aqm_cfg *aqm)
 {
 	const struct lsw_config *c = sw->cfg;
 	const struct lsw_buffer_conf *b = &c->qos.buf;
@@ -98,7 +99,7 @@ build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s)
 		if (sc->type == LSW_SCHED_STRICT)
 			s->strict_mask |= (uint8_t)(1 << q);
 		s->quantum[q] = (uint32_t)sc->weight * LSW_DWRR_QUANTUM;
-		build_aqm(c, c->qos.port[p].q_wred[q], &s->aqm[q], &s->aqm_min[q]);
+		build_aqm(c, c->qos.port[p].q_wred[q], &aqm[q], &s->aqm_min[q]);
 	}
 }
 
@@ -153,7 +154,7 @@ lsw_snapshot_build(const struct lsw_switch *sw)
 		}
 		p->wd_drop = sw->wd_drop[i];
 		d->owned[p->owner][d->n_owned[p->owner]++] = (uint8_t)i;
-		build_sched(sw, i, &d->sched[i]);
+		build_sched(sw, i, &d->sched[i], d->aqm[i]);
 	}
 	build_mmu(c, &d->mmu);
 	return d;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "lsw/counters.h"
+#include "lsw/dataplane.h"
 
 static const struct {
 	const char *name;
@@ -61,4 +62,13 @@ const char *
 lsw_event_desc(enum lsw_event e)
 {
 	return (unsigned)e < LSW_EV_MAX ? events[e].desc : "?";
+}
+
+void
+lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m)
+{
+	w->ctr->port[port].drop[d]++;
+	if (unlikely(__atomic_load_n(&w->dp->snap_mode, __ATOMIC_RELAXED) & LSW_SNAP_DROPS))
+		lsw_snap_take(w, port, LSW_SNAP_DROP, (uint16_t)d, m);
+	rte_pktmbuf_free(m);
 }

@@ -95,7 +95,7 @@ is_icmp_error(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi)
  * Send ICMP @type/@code about @orig (left untouched) back out of @in_port to the neighbor it
  * came from. RFC 1812: never about an ICMP error or a non-first fragment.
  */
-void
+__rte_noinline __rte_cold void
 lsw_icmp_error(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
 	       struct rte_mbuf *orig, const struct lsw_pkt_info *pi, uint8_t type, uint8_t code,
 	       uint16_t mtu, uint64_t now)

@@ -63,7 +63,7 @@ check_addrs(uint32_t src, uint32_t dst)
 	return LSW_DROP_NONE; /* source 0.x.y.z other than 0.0.0.0 */
 }
 
-static void
+static __rte_noinline void
 local_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
 	    struct rte_mbuf *m, const struct lsw_pkt_info *pi)
 {
@@ -101,10 +101,11 @@ wd_dropped(struct lsw_worker *w, const struct lsw_dp_conf *conf, struct rte_mbuf
 }
 
 /* Queue a routed packet (meta: in_port, tc, pg) for admission to @out's queue for its TC.
- * Admission runs per burst (lsw_admit_flush), so that packets of one class share the work. */
-void
-lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
-		struct rte_mbuf *m)
+ * Admission runs per burst (lsw_admit_flush), so that packets of one class share the work.
+ * Inlined into the forwarding path; lsw_ipv4_output is the same for other callers. */
+static __rte_always_inline void
+ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
+	    struct rte_mbuf *m)
 {
 	struct lsw_pkt_meta *meta = lsw_meta(m);
 
@@ -120,6 +121,13 @@ lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t o
 	w->adm[w->n_adm++] = m;
 	if (w->n_adm == LSW_BURST)
 		lsw_admit_flush(w, conf);
+}
+
+void
+lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
+		struct rte_mbuf *m)
+{
+	ipv4_output(w, conf, out, m);
 }
 
 static inline uint32_t
@@ -270,7 +278,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		rte_pktmbuf_adj(m, 4);
 	if (likely(mac & LSW_NH_MAC_VALID)) {
 		lsw_l2_write(m, mac, &op->mac, LSW_ETHERTYPE_IPV4);
-		lsw_ipv4_output(w, conf, out, m);
+		ipv4_output(w, conf, out, m);
 		return;
 	}
 	lsw_neigh_hold(w, conf, in_port, out, nh_ip, m, now);

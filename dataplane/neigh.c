@@ -55,7 +55,7 @@ learn(struct lsw_worker *w, uint16_t port, uint32_t ip, const struct rte_ether_a
 		w->ctr->event[LSW_EV_ARP_LEARN_RING_FULL]++;
 }
 
-void
+__rte_noinline void
 lsw_arp_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
 	      struct rte_mbuf *m, const struct lsw_pkt_info *pi)
 {
@@ -129,7 +129,7 @@ lsw_arp_request(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t p
 	lsw_tx_ctl(w, conf, port, m);
 }
 
-void
+__rte_noinline void
 lsw_neigh_hold(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
 	       uint16_t port, uint32_t ip, struct rte_mbuf *m, uint64_t now)
 {

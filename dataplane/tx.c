@@ -297,7 +297,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 			/* ECN and WRED on the bytes left behind, the departing packet excluded. */
 			uint64_t behind = f->bytes - bytes;
 			if (unlikely(behind > c->aqm_min[q]) &&
-			    lsw_aqm_dequeue(w, &c->aqm[q], port, (uint8_t)q, e->m, behind)) {
+			    lsw_aqm_dequeue(w, &conf->aqm[port][q], port, (uint8_t)q, e->m, behind)) {
 				wred_drop(w, port, (uint8_t)q, e->m);
 				dropped += len;
 				continue;

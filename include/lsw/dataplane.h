@@ -62,6 +62,8 @@ struct lsw_dp_conf {
 	uint8_t owned[LSW_MAX_WORKERS][LSW_MAX_PORTS];
 	struct lsw_sched_cfg sched[LSW_MAX_PORTS];
 	struct lsw_mmu_conf mmu;
+	/* Read only when a queue is past its lowest threshold: kept out of the hot lines. */
+	struct lsw_aqm_cfg aqm[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 };
 
 /* Worker to control plane: an ARP packet told us @ip is at @mac on @port. */
@@ -232,14 +234,9 @@ void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, u
 void lsw_snap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
 		   struct rte_mbuf *m);
 
-static inline void
-lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m)
-{
-	w->ctr->port[port].drop[d]++;
-	if (unlikely(__atomic_load_n(&w->dp->snap_mode, __ATOMIC_RELAXED) & LSW_SNAP_DROPS))
-		lsw_snap_take(w, port, LSW_SNAP_DROP, (uint16_t)d, m);
-	rte_pktmbuf_free(m);
-}
+/* counters.c: count @m dropped on @port for @d (and snapshot it), and free it. Out of
+ * line: there are many call sites, and none is on the forwarding path. */
+void lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m);
 
 /* Write the Ethernet header of a routed packet whose data starts at the Ethernet header. */
 static inline void

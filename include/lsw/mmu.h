@@ -118,9 +118,6 @@ struct lsw_mmu_lcore {
 	uint64_t q_drop_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	/* Drops by reason (enum below); their sum is the queue's DROPPED_PACKETS. */
 	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][LSW_QDROP_REASONS];
-	uint64_t q_wred_drop_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	uint64_t q_ecn_marked_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	uint64_t q_ecn_marked_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t pool_drops[LSW_MAX_POOLS];
 	uint64_t wd_tx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES]; /* PFC watchdog, per stormed queue */
 	uint64_t wd_rx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES];
@@ -129,6 +126,10 @@ struct lsw_mmu_lcore {
 	uint64_t tc_bytes[LSW_NUM_TC];
 	uint64_t tc_charged[LSW_NUM_TC];
 	uint64_t len_hist[LSW_MAX_FRAME + 1];
+	/* ECN and WRED at dequeue (rarely written: after the hot counters). */
+	uint64_t q_wred_drop_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t q_ecn_marked_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t q_ecn_marked_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 } __rte_cache_aligned;
 
 

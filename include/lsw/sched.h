@@ -84,7 +84,6 @@ struct lsw_sched_cfg {
 	uint8_t strict_mask;          /* queue bit set: strict priority (higher queue first) */
 	uint32_t quantum[LSW_NUM_QUEUES]; /* DWRR: weight * LSW_DWRR_QUANTUM bytes */
 	uint64_t aqm_min[LSW_NUM_QUEUES]; /* ECN/WRED act above this depth (UINT64_MAX: never) */
-	struct lsw_aqm_cfg aqm[LSW_NUM_QUEUES];
 };
 
 #define LSW_DWRR_QUANTUM LSW_MAX_FRAME /* a quantum of weight 1 sends any frame */
