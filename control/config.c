@@ -13,6 +13,7 @@
 
 static const char *const tables[] = {
 	"DEVICE_METADATA", "LSW", "LSW_PORT", "PORT", "INTERFACE", "STATIC_ROUTE", "NEIGH",
+	"ECMP", /* config_ecmp.c */
 	/* config_qos.c */
 	"BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE", "CABLE_LENGTH",
 	"LOSSLESS_TRAFFIC_PATTERN", "DEFAULT_LOSSLESS_BUFFER_PARAMETER", "DSCP_TO_TC_MAP",
@@ -715,6 +716,9 @@ lsw_config_from_json(json_t *doc, struct lsw_errs *errs)
 		parse_routes(t, c, errs);
 	if (errs->n == 0 && (t = json_object_get(doc, "NEIGH")) != NULL)
 		parse_neighs(t, c, errs);
+	lsw_config_ecmp_defaults(&c->ecmp, c->g.ecmp_seed);
+	if (errs->n == 0 && (t = json_object_get(doc, "ECMP")) != NULL)
+		lsw_config_ecmp(t, c, errs);
 	if (errs->n == 0)
 		lsw_config_qos(doc, c, errs);
 	if (errs->n == 0)
@@ -760,6 +764,7 @@ lsw_config_free(struct lsw_config *c)
 		return;
 	free(c->routes);
 	free(c->neighs);
+	free(c->ecmp.grp);
 	json_decref(c->doc);
 	free(c);
 }

@@ -109,7 +109,9 @@ setup(struct lsw_switch *sw)
 			return -1;
 	}
 	sw->mmu_base = rte_zmalloc("lsw_mmu_base", sizeof(*sw->mmu_base), 0);
-	if (sw->mmu_base == NULL)
+	dp->ecmp_sig = rte_zmalloc("lsw_ecmp_sig", sizeof(*dp->ecmp_sig) * LSW_MAX_PORTS,
+				   RTE_CACHE_LINE_SIZE);
+	if (sw->mmu_base == NULL || dp->ecmp_sig == NULL)
 		return -1;
 	/* A queue can hold every mbuf, so the MMU, not the FIFO, decides what is dropped. */
 	for (uint16_t p = 0; p < c->n_ports; p++) {
@@ -206,8 +208,10 @@ teardown(struct lsw_switch *sw)
 	lsw_rpc_server_destroy(sw->rpc);
 	lsw_dropsnap_free(sw);
 	rte_ring_free(dp->neigh_ring);
+	lsw_ecmp_free(sw);
 	lsw_fibctl_destroy(sw->fibc);
 	rte_free(dp->conf);
+	rte_free(dp->ecmp_sig);
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
 		rte_free(dp->mmu[w]);
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {

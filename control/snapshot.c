@@ -104,7 +104,7 @@ build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s,
 }
 
 struct lsw_dp_conf *
-lsw_snapshot_build(const struct lsw_switch *sw)
+lsw_snapshot_build(struct lsw_switch *sw)
 {
 	const struct lsw_config *c = sw->cfg;
 	struct lsw_dp_conf *d = rte_zmalloc("lsw_dp_conf", sizeof(*d), RTE_CACHE_LINE_SIZE);
@@ -157,6 +157,10 @@ lsw_snapshot_build(const struct lsw_switch *sw)
 		build_sched(sw, i, &d->sched[i], d->aqm[i]);
 	}
 	build_mmu(c, &d->mmu);
+	if (lsw_ecmp_build(sw, d) != 0) {
+		rte_free(d);
+		return NULL;
+	}
 	return d;
 }
 
@@ -170,5 +174,6 @@ lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_dp_conf *conf)
 		return;
 	/* Returns at once for workers that are offline (asleep) or not started. */
 	rte_rcu_qsbr_synchronize(sw->dp.qsv, RTE_QSBR_THRID_INVALID);
+	lsw_ecmp_retire(old, conf);
 	rte_free(old);
 }

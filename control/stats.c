@@ -129,4 +129,6 @@ lsw_stats_clear(struct lsw_switch *sw, int port)
 	/* MMU counters: all of them (they are per PG, queue and pool, not only per port). */
 	if (port < 0 && sw->mmu_base != NULL)
 		mmu_sum_raw(sw, sw->mmu_base);
+	if (port < 0)
+		lsw_ecmp_clear(sw);
 }

@@ -35,6 +35,12 @@ struct lsw_snap_roce {
 	uint32_t dqpn, psn;
 };
 
+/* A next-hop group's ECMP state kept across snapshots (ecmp.c). */
+struct lsw_ecmp_gctl {
+	struct lsw_ecmp_ws *ws;         /* [n_workers]: counters the workers write */
+	struct lsw_ecmp_ctr base;       /* counters at the last stats.clear */
+};
+
 struct lsw_switch {
 	struct lsw_config *cfg;         /* the running config */
 	char config_path[PATH_MAX];
@@ -64,6 +70,7 @@ struct lsw_switch {
 	uint64_t start_ns;
 	bool hugepages;
 	struct lsw_snap_store snaps;
+	struct lsw_ecmp_gctl *ecmp[LSW_MAX_NHG]; /* by group id; FORWARD groups only */
 };
 
 /* time.c */
@@ -78,7 +85,7 @@ int lsw_port_set_mtu(struct lsw_switch *sw, uint16_t port, uint16_t mtu);
 const char *lsw_port_oper_status(const struct lsw_switch *sw, uint16_t port);
 
 /* snapshot.c */
-struct lsw_dp_conf *lsw_snapshot_build(const struct lsw_switch *sw);
+struct lsw_dp_conf *lsw_snapshot_build(struct lsw_switch *sw);
 void lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_dp_conf *conf);
 
 /* stats.c */
@@ -88,6 +95,20 @@ void lsw_stats_clear(struct lsw_switch *sw, int port);
 /* The MMU as the workers' shares add up: occupancy and counters summed (counters minus the
  * clear baseline), watermarks the largest any worker saw. @out is caller-allocated. */
 void lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
+
+/* ecmp.c */
+/* The ECMP part of snapshot @d: thresholds per port, settings and tables per group (tables
+ * carried over from the running snapshot while the group's settings keep them valid). */
+int lsw_ecmp_build(struct lsw_switch *sw, struct lsw_dp_conf *d);
+/* After a grace period: free what @old has that @cur (NULL: nothing) no longer uses. */
+void lsw_ecmp_retire(struct lsw_dp_conf *old, const struct lsw_dp_conf *cur);
+void lsw_ecmp_free(struct lsw_switch *sw);
+/* The settings of the group for @prefix/@plen: its ECMP entry, else ECMP.GLOBAL. */
+const struct lsw_ecmp_grp_conf *lsw_ecmp_group_conf(const struct lsw_config *c,
+						    uint32_t prefix, uint8_t plen);
+/* Group @gid's counters summed over the workers, minus the last clear. */
+void lsw_ecmp_counters(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out);
+void lsw_ecmp_clear(struct lsw_switch *sw);
 
 /* dropsnap.c */
 int lsw_dropsnap_init(struct lsw_switch *sw);

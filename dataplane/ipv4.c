@@ -178,6 +178,28 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 	}
 }
 
+/* The member of FORWARD group @gid for @m, counted per member. The default hash inline:
+ * hash * n >> 32 maps it onto [0, n) without a division; other modes out of line. */
+static __rte_always_inline uint8_t
+ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
+	  const struct lsw_nhg *g, const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
+	  const struct lsw_pkt_info *pi, uint8_t tc, uint64_t now)
+{
+	if (unlikely(gid >= conf->ecmp.n_grp)) /* a group newer than the snapshot */
+		return (uint8_t)((uint64_t)lsw_ecmp_hash(ip, pi, conf->ecmp_seed) * g->n >> 32);
+	const struct lsw_ecmp_grp *eg = &conf->ecmp.grp[gid];
+	uint8_t i;
+
+	if (likely(eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT))
+		i = (uint8_t)((uint64_t)lsw_ecmp_hash(ip, pi, eg->seed) * g->n >> 32);
+	else
+		i = lsw_ecmp_select(w, conf, eg, g, ip, pi, tc, now);
+	struct lsw_ecmp_ctr *c = &eg->ws[w->idx].ctr;
+	c->pkts[i]++;
+	c->bytes[i] += m->pkt_len;
+	return i;
+}
+
 void
 lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
 	       struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
@@ -199,6 +221,20 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		d = LSW_DROP_UC_DIP_MC_DMAC;
 		goto drop_in;
 	}
+	/* Classify: the TC from DSCP (or 802.1p where the port maps it), its PG here and its
+	 * queue there (ECMP avoids members whose queue for it is paused). */
+	struct lsw_pkt_meta *meta = lsw_meta(m);
+	const struct lsw_mmu_conf *mc = &conf->mmu;
+	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
+		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] : mc->dscp_tc[in_port][ip->type_of_service >> 2];
+	meta->flags = 0;
+	if (unlikely(pi->flags & LSW_PF_ROCE)) {
+		meta->flags = LSW_META_ROCE;
+		if (pi->bth_opcode == LSW_BTH_OP_CNP) {
+			meta->flags |= LSW_META_CNP;
+			tc = conf->cnp_tc != LSW_CNP_TC_DSCP ? conf->cnp_tc : tc;
+		}
+	}
 	if (unlikely(rte_lpm_lookup(fib->lpm, dst, &v) != 0)) {
 		d = LSW_DROP_LPM4_MISS;
 		goto drop_in;
@@ -211,10 +247,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		const struct lsw_nhg *g = __atomic_load_n(&fib->group[v], __ATOMIC_ACQUIRE);
 		switch (g->type) {
 		case LSW_NHG_FORWARD:
-			/* hash * n >> 32 maps the hash onto [0, n) without a division. */
-			nh = &fib->nh[g->member[g->n == 1 ? 0 :
-				(uint32_t)((uint64_t)lsw_ecmp_hash(ip, pi, conf->ecmp_seed) *
-					   g->n >> 32)]];
+			nh = &fib->nh[g->member[ecmp_pick(w, conf, v, g, m, ip, pi, tc, now)]];
 			break;
 		case LSW_NHG_LOCAL:
 			local_input(w, conf, in_port, m, pi);
@@ -235,20 +268,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		nh_ip = nh->ip;
 		mac = __atomic_load_n(&nh->mac, __ATOMIC_ACQUIRE);
 	}
-	/* Classify: the TC from DSCP (or 802.1p where the port maps it), its PG here and its
-	 * queue there; from here on a drop snapshot knows where the packet was going. */
-	struct lsw_pkt_meta *meta = lsw_meta(m);
-	const struct lsw_mmu_conf *mc = &conf->mmu;
-	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
-		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] : mc->dscp_tc[in_port][ip->type_of_service >> 2];
-	meta->flags = 0;
-	if (unlikely(pi->flags & LSW_PF_ROCE)) {
-		meta->flags = LSW_META_ROCE;
-		if (pi->bth_opcode == LSW_BTH_OP_CNP) {
-			meta->flags |= LSW_META_CNP;
-			tc = conf->cnp_tc != LSW_CNP_TC_DSCP ? conf->cnp_tc : tc;
-		}
-	}
+	/* From here on a drop snapshot knows where the packet was going. */
 	meta->in_port = (uint8_t)in_port;
 	meta->tc = tc;
 	meta->pg = mc->tc_pg[in_port][tc];

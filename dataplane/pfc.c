@@ -118,6 +118,7 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t por
 		pf->port_until = now + lsw_pause_ticks(f.time[0], conf->sched[port].rate_bps,
 						       w->dp->tsc_hz);
 		apply_queue_pauses(s, p, now);
+		lsw_ecmp_publish_paused(w, port, now);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -144,6 +145,7 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t por
 							   w->dp->tsc_hz);
 	}
 	apply_queue_pauses(s, p, now);
+	lsw_ecmp_publish_paused(w, port, now); /* new flowlets avoid it from now on */
 	rte_pktmbuf_free(m); /* consumed: never forwarded */
 }
 

@@ -178,6 +178,7 @@ lsw_worker_main(void *arg)
 		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 			uint16_t port = conf->owned[w->idx][i];
 			lsw_pfc_poll(w, conf, port, now);
+			lsw_ecmp_poll(w, conf, port, now);
 			for (int r = 0; r < TX_ROUNDS; r++) {
 				uint32_t n = lsw_egress_run(w, conf, port, now);
 				work += n;

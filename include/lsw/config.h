@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <rte_ether.h>
 #include "lsw/common.h"
+#include "lsw/ecmp.h"
 #include "lsw/qos.h"
 
 #define LSW_ERRS_MAX 32
@@ -100,6 +101,7 @@ struct lsw_config {
 	uint32_t n_neighs;
 	struct lsw_neigh_conf *neighs;
 	struct lsw_qos_conf qos;           /* buffers, maps, schedulers (config_qos.c) */
+	struct lsw_ecmp_config ecmp;       /* the ECMP table (config_ecmp.c) */
 	json_t *doc;                       /* the document as loaded (a reference is held) */
 };
 
@@ -111,6 +113,9 @@ void lsw_config_free(struct lsw_config *c);
 int lsw_config_port_index(const struct lsw_config *c, const char *name);
 /* config_qos.c: the buffer and QoS tables, checked once the ports are known. */
 void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
+/* control/config_ecmp.c: the ECMP table, once the routes are known. */
+void lsw_config_ecmp_defaults(struct lsw_ecmp_config *e, uint32_t seed);
+void lsw_config_ecmp(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
 /* control/config_wred.c: the WRED_PROFILE table. */
 void lsw_config_wred(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs);
 

@@ -17,6 +17,7 @@
 #include "lsw/common.h"
 #include "lsw/counters.h"
 #include "lsw/dropsnap.h"
+#include "lsw/ecmp.h"
 #include "lsw/fib.h"
 #include "lsw/mmu.h"
 #include "lsw/parse.h"
@@ -64,6 +65,7 @@ struct lsw_dp_conf {
 	struct lsw_mmu_conf mmu;
 	/* Read only when a queue is past its lowest threshold: kept out of the hot lines. */
 	struct lsw_aqm_cfg aqm[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	struct lsw_ecmp_dp ecmp;  /* quality thresholds, group modes (control/ecmp.c) */
 };
 
 /* Worker to control plane: an ARP packet told us @ip is at @mac on @port. */
@@ -98,6 +100,8 @@ struct lsw_dp {
 	/* Drop/mark snapshots: ring of each worker (SP: the worker, SC: the main lcore). */
 	struct rte_ring *snap[LSW_MAX_WORKERS];        /* cp: set at start-up; NULL = none */
 	uint8_t snap_mode;          /* cp: relaxed store of LSW_SNAP_* bits; dp: relaxed load */
+	/* Uplink quality of each port: its owner worker writes, every worker reads. */
+	struct lsw_ecmp_sig *ecmp_sig;                 /* cp: [LSW_MAX_PORTS] at start-up */
 };
 
 struct lsw_txbuf {
@@ -211,6 +215,23 @@ struct rte_mbuf *lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_co
  * queue @q of @port with @qlen bytes behind it. */
 bool lsw_aqm_dequeue(struct lsw_worker *w, const struct lsw_aqm_cfg *a, uint16_t port, uint8_t q,
 		     struct rte_mbuf *m, uint64_t qlen);
+
+/* ecmp.c */
+/* Publish which queues of @port PFC pauses at @now (owner; after every pause change). */
+void lsw_ecmp_publish_paused(struct lsw_worker *w, uint16_t port, uint64_t now);
+void lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+			  uint64_t now);
+/* Per loop, per owned port: a quality sample when the interval has passed. */
+static inline void
+lsw_ecmp_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, uint64_t now)
+{
+	if (unlikely(now - w->dp->ecmp_sig[port].last >= conf->ecmp.sample))
+		lsw_ecmp_port_sample(w, conf, port, now);
+}
+uint8_t lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
+			const struct lsw_ecmp_grp *eg, const struct lsw_nhg *g,
+			const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint8_t tc,
+			uint64_t now);
 
 /* tx.c */
 void lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,

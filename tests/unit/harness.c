@@ -83,6 +83,8 @@ t_switch_new(const char *json)
 	assert_int_equal(rte_rcu_qsbr_init(sw->dp.qsv, 1), 0);
 	sw->dp.ctr = rte_zmalloc("t_ctr", sizeof(*sw->dp.ctr) * LSW_MAX_WORKERS,
 				 RTE_CACHE_LINE_SIZE);
+	sw->dp.ecmp_sig = rte_zmalloc("t_sig", sizeof(*sw->dp.ecmp_sig) * LSW_MAX_PORTS,
+				      RTE_CACHE_LINE_SIZE);
 	strcat(name, "_neigh");
 	sw->dp.neigh_ring = rte_ring_create_elem(name, sizeof(struct lsw_neigh_msg), 64,
 						 SOCKET_ID_ANY, RING_F_SC_DEQ);
@@ -108,10 +110,20 @@ t_start_ports(struct t_switch *t)
 	if (lsw_ports_init(sw) != 0)
 		return -1;
 	t->ports_started = true;
-	rte_free(t->conf);
-	t->conf = lsw_snapshot_build(sw);
-	sw->dp.conf = t->conf;
+	t_rebuild(t);
 	return 0;
+}
+
+void
+t_rebuild(struct t_switch *t)
+{
+	struct lsw_dp_conf *n = lsw_snapshot_build(&t->sw);
+
+	assert_non_null(n);
+	lsw_ecmp_retire(t->conf, n);
+	rte_free(t->conf);
+	t->conf = n;
+	t->sw.dp.conf = n;
 }
 
 void
@@ -141,7 +153,10 @@ t_switch_free(struct t_switch *t)
 	}
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
 		rte_free(sw->dp.mmu[w]);
+	sw->dp.conf = t->conf;
+	lsw_ecmp_free(sw);
 	lsw_fibctl_destroy(sw->fibc);
+	rte_free(sw->dp.ecmp_sig);
 	rte_ring_free(sw->dp.neigh_ring);
 	rte_free(sw->dp.ctr);
 	rte_free(sw->dp.qsv);

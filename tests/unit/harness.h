@@ -34,6 +34,8 @@ struct t_switch *t_switch_new(const char *json);
 void t_switch_free(struct t_switch *t);
 /* Create the vdevs of the config and start the ports as lsw does (net_null in tests). */
 int t_start_ports(struct t_switch *t);
+/* Rebuild the snapshot from sw.cfg after a test changed it (tables carried over). */
+void t_rebuild(struct t_switch *t);
 /* Feed one frame in on @port at time @now. */
 void t_rx(struct t_switch *t, uint16_t port, const void *frame, uint16_t len, uint64_t now);
 /* Take the @i-th frame queued for tx on @port (NULL if none); the caller frees it. */

@@ -47,9 +47,7 @@ test_handoff(void **state)
 	sw->cfg->g.workers[1] = 7;
 	sw->cfg->port[1].lcore = 7;
 	sw->dp.n_workers = 2;
-	rte_free(t->conf);
-	t->conf = lsw_snapshot_build(sw);
-	sw->dp.conf = t->conf;
+	t_rebuild(t);
 	assert_int_equal(t->conf->port[1].owner, 1);
 	assert_int_equal(t->conf->n_owned[1], 1);
 	struct rte_ring *r = rte_ring_create("t_handoff", 64, SOCKET_ID_ANY,

@@ -287,9 +287,7 @@ test_pfc_off_resumes_peer(void **state)
 	assert_non_null(take_pfc(t, 0, 1000, &enable, time));
 	assert_int_equal(time[3], 4096);
 	t->sw.cfg->qos.port[0].pfc_enable = 0;
-	rte_free(t->conf);
-	t->conf = lsw_snapshot_build(&t->sw);
-	t->sw.dp.conf = t->conf;
+	t_rebuild(t);
 	lsw_pfc_poll(&t->w, t->conf, 0, 1500);
 	assert_non_null(take_pfc(t, 0, 1500, &enable, time));
 	assert_int_equal(enable, 1 << 3);

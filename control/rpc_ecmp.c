@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ecmp.groups and ecmp.stats: next-hop groups, their modes, members and counters. */
+#include <rte_cycles.h>
+#include "jsonv.h"
+#include "fib.h"
+#include "rpc.h"
+#include "switch.h"
+
+static const char *const field_names[] = {
+	"SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT", "IP_PROTOCOL", "ROCE_DEST_QP",
+};
+
+/* Each FORWARD group once, through the static route that made it. */
+#define FOR_EACH_GROUP(sw, r) \
+	for (const struct lsw_route *r = (sw)->fibc->routes; \
+	     r < (sw)->fibc->routes + (sw)->fibc->n_routes; r++) \
+		if (r->kind == LSW_RT_STATIC && !(r->value & LSW_FIB_NH_BIT) && \
+		    r->value < (sw)->dp.conf->ecmp.n_grp && (sw)->ecmp[r->value] != NULL)
+
+static json_t *
+group_json(struct lsw_switch *sw, const struct lsw_route *r)
+{
+	const struct lsw_ecmp_grp_conf *gc = lsw_ecmp_group_conf(sw->cfg, r->prefix, r->plen);
+	uint8_t f = gc->fields | (gc->mode == LSW_ECMP_HASH_QP ? LSW_HF_ROCE_DQP : 0);
+	char pfx[24];
+	json_t *fields = json_array();
+
+	lsw_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->plen);
+	for (unsigned int i = 0; i < RTE_DIM(field_names); i++)
+		if (f >> i & 1)
+			json_array_append_new(fields, json_string(field_names[i]));
+	return json_pack("{s:s, s:i, s:s, s:o, s:I, s:I, s:I, s:b, s:i, s:I}", "prefix", pfx,
+			 "group_id", (int)r->value, "mode", lsw_ecmp_mode_names[gc->mode],
+			 "hash_fields", fields, "seed", (json_int_t)gc->seed,
+			 "inactivity_time_us", (json_int_t)gc->inactivity_us,
+			 "flowlet_table_size", (json_int_t)gc->table_size,
+			 "rebalance", gc->rebalance, "rebalance_margin", gc->margin,
+			 "rebalance_interval_us", (json_int_t)gc->rebalance_us);
+}
+
+static json_t *
+member_json(struct lsw_switch *sw, uint32_t nh_id)
+{
+	const struct lsw_nh *nh = &sw->fibc->fib->nh[nh_id];
+	char ip[16];
+
+	lsw_fmt_ipv4(ip, sizeof(ip), nh->ip);
+	return json_pack("{s:s, s:s}", "ip", ip, "port", sw->cfg->port[nh->port].name);
+}
+
+static json_t *
+ecmp_groups(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {NULL};
+	const struct lsw_ecmp_config *ec = &sw->cfg->ecmp;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	json_t *groups = json_array();
+	FOR_EACH_GROUP(sw, r) {
+		const struct lsw_nhg *g = sw->fibc->fib->group[r->value];
+		json_t *o = group_json(sw, r), *m = json_array();
+		for (unsigned int i = 0; i < g->n; i++)
+			json_array_append_new(m, member_json(sw, g->member[i]));
+		json_object_set_new(o, "members", m);
+		json_array_append_new(groups, o);
+	}
+	json_t *q = json_pack("{s:I, s:i, s:i, s:i, s:I, s:I, s:i, s:i}",
+			      "sample_interval_us", (json_int_t)ec->sample_us,
+			      "ewma_exponent", ec->ewma_exp, "load_min_threshold", ec->load_min,
+			      "load_max_threshold", ec->load_max,
+			      "queue_min_threshold", (json_int_t)ec->queue_min,
+			      "queue_max_threshold", (json_int_t)ec->queue_max,
+			      "load_weight", ec->w_load, "queue_weight", ec->w_queue);
+	return json_pack("{s:o, s:o}", "quality", q, "groups", groups);
+}
+
+static const struct lsw_rpc_method m_ecmp_groups = {
+	.name = "ecmp.groups",
+	.summary = "Next-hop groups: prefix, mode and settings, members; the quality settings",
+	.params = "",
+	.safe_while_forwarding = true,
+	.fn = ecmp_groups,
+};
+LSW_RPC_REGISTER(m_ecmp_groups)
+
+/* Flowlet entries per member in use now (seen within the inactivity time; any, for fixed).
+ * Read while the workers write them: a count of the moment, not a counter. */
+static void
+active_flowlets(const struct lsw_switch *sw, const struct lsw_ecmp_grp *g, uint8_t n,
+		uint64_t *out)
+{
+	uint64_t now = rte_rdtsc();
+
+	for (uint16_t w = 0; w < sw->dp.n_workers && g->tbl[w] != NULL; w++)
+		for (uint32_t i = 0; i <= g->mask; i++) {
+			uint64_t last = __atomic_load_n(&g->tbl[w][i].last, __ATOMIC_RELAXED);
+			uint8_t m = g->tbl[w][i].member;
+			if (last != 0 && m < n && (g->mode == LSW_ECMP_FIXED ||
+						   now - last <= g->inactivity))
+				out[m]++;
+		}
+}
+
+static json_t *
+port_quality(struct lsw_switch *sw, uint16_t port)
+{
+	const struct lsw_ecmp_sig *s = &sw->dp.ecmp_sig[port];
+	const struct lsw_ecmp_config *ec = &sw->cfg->ecmp;
+	double full = (double)sw->port[port].speed * ec->sample_us / 8;
+	json_t *paused = json_array();
+	uint8_t pq = __atomic_load_n(&s->paused, __ATOMIC_RELAXED);
+
+	for (int q = 0; q < LSW_NUM_QUEUES; q++)
+		if (pq >> q & 1)
+			json_array_append_new(paused, json_integer(q));
+	return json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}",
+			 "quality", __atomic_load_n(&s->quality, __ATOMIC_RELAXED),
+			 "load_level", __atomic_load_n(&s->load_level, __ATOMIC_RELAXED),
+			 "queue_level", __atomic_load_n(&s->queue_level, __ATOMIC_RELAXED),
+			 "load_percent", full > 0 ? (double)(s->load >> LSW_ECMP_FIX) * 100 / full : 0,
+			 "queue_bytes", (json_int_t)(s->queue >> LSW_ECMP_FIX),
+			 "paused_queues", paused);
+}
+
+static json_t *
+ecmp_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {"prefix", NULL};
+	json_t *v = json_object_get(params, "prefix");
+	uint32_t want = 0;
+	uint8_t want_len = 0;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	if (v != NULL && (!json_is_string(v) ||
+			  !lsw_parse_prefix(json_string_value(v), &want, &want_len))) {
+		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "$.params.prefix: expected A.B.C.D/LEN");
+		return NULL;
+	}
+	json_t *groups = json_array();
+	bool found = false;
+	FOR_EACH_GROUP(sw, r) {
+		if (v != NULL && (r->prefix != want || r->plen != want_len))
+			continue;
+		found = true;
+		const struct lsw_nhg *g = sw->fibc->fib->group[r->value];
+		struct lsw_ecmp_ctr c;
+		uint64_t active[LSW_MAX_ECMP] = {0};
+		lsw_ecmp_counters(sw, r->value, &c);
+		active_flowlets(sw, &sw->dp.conf->ecmp.grp[r->value], g->n, active);
+		json_t *o = group_json(sw, r), *ms = json_array();
+		for (unsigned int i = 0; i < g->n; i++) {
+			json_t *m = member_json(sw, g->member[i]);
+			json_object_update_new(m, port_quality(sw, sw->fibc->fib->nh[g->member[i]].port));
+			json_object_update_new(m, json_pack(
+				"{s:I, s:I, s:I, s:I, s:I, s:I}",
+				"PACKETS", (json_int_t)c.pkts[i], "BYTES", (json_int_t)c.bytes[i],
+				"FLOWLETS", (json_int_t)c.flowlets[i],
+				"PATH_REASSIGNMENTS", (json_int_t)c.reassign[i],
+				"REBALANCES", (json_int_t)c.rebalance[i],
+				"active_flowlets", (json_int_t)active[i]));
+			json_array_append_new(ms, m);
+		}
+		json_object_set_new(o, "members", ms);
+		json_array_append_new(groups, o);
+	}
+	if (v != NULL && !found) {
+		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "$.params.prefix: no ECMP group for %s",
+			     json_string_value(v));
+		json_decref(groups);
+		return NULL;
+	}
+	return json_pack("{s:o}", "groups", groups);
+}
+
+static const struct lsw_rpc_method m_ecmp_stats = {
+	.name = "ecmp.stats",
+	.summary = "Per group member: packets, bytes, quality, load, queue, PFC pause, flowlets, "
+		   "reassignments",
+	.params = "prefix?: string (A.B.C.D/LEN)",
+	.safe_while_forwarding = true,
+	.fn = ecmp_stats,
+};
+LSW_RPC_REGISTER(m_ecmp_stats)

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Utilization-based ECMP: uplink quality sampling and the member choice of each mode. */
+#include <rte_hash_crc.h>
+#include "lsw/dataplane.h"
+#include "lsw/ecn.h"
+
+const char *const lsw_ecmp_mode_names[LSW_ECMP_N_MODES + 1] = {
+	"hash", "hash_qp", "flowlet_random", "flowlet_quality", "packet_quality",
+	"packet_random", "fixed", NULL,
+};
+
+/* @k steps of avg += (x - avg) * 2^-shift, rounded away from avg so that it reaches x. After
+ * 16 << shift steps what is left of the old value is below e^-16: stop there. */
+static uint64_t
+ewma(uint64_t avg, uint64_t x, uint8_t shift, uint64_t k)
+{
+	uint64_t round = (UINT64_C(1) << shift) - 1;
+
+	k = RTE_MIN(k, UINT64_C(16) << shift);
+	for (uint64_t i = 0; i < k && avg != x; i++) {
+		if (x > avg)
+			avg += (x - avg + round) >> shift;
+		else
+			avg -= (avg - x + round) >> shift;
+	}
+	return avg;
+}
+
+void
+lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t port,
+		uint64_t tx_bytes, uint64_t queued, uint64_t now)
+{
+	if (s->last == 0 || e->sample == 0) {
+		s->last = now;
+		s->last_tx = tx_bytes;
+		s->quality = LSW_ECMP_LEVELS - 1;
+		return;
+	}
+	uint64_t k = (now - s->last) / e->sample;
+	if (k == 0)
+		return;
+	/* An idle or sleeping worker samples late: the bytes spread over the intervals that
+	 * passed, each an EWMA step. */
+	uint64_t per = ((tx_bytes - s->last_tx) << LSW_ECMP_FIX) / k;
+	s->load = ewma(s->load, per, e->shift, k);
+	s->queue = ewma(s->queue, queued << LSW_ECMP_FIX, e->shift, k);
+	s->last += k * e->sample;
+	s->last_tx = tx_bytes;
+	uint8_t ll = lsw_ecmp_level(s->load, e->load_thr[port]);
+	uint8_t ql = lsw_ecmp_level(s->queue, e->queue_thr[port]);
+	uint32_t cong = ((uint32_t)ll * e->w_load + (uint32_t)ql * e->w_queue) / 100;
+	__atomic_store_n(&s->load_level, ll, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->queue_level, ql, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->quality, (uint8_t)(LSW_ECMP_LEVELS - 1 - RTE_MIN(cong, 7u)),
+			 __ATOMIC_RELAXED);
+}
+
+uint32_t
+lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_info *pi, uint8_t f,
+		     uint32_t seed)
+{
+	uint32_t h = seed;
+
+	if (f & LSW_HF_SRC_IP)
+		h = rte_hash_crc_4byte(src, h);
+	if (f & LSW_HF_DST_IP)
+		h = rte_hash_crc_4byte(dst, h);
+	if (f & (LSW_HF_L4_SRC_PORT | LSW_HF_L4_DST_PORT))
+		h = rte_hash_crc_4byte((f & LSW_HF_L4_SRC_PORT ? (uint32_t)pi->sport << 16 : 0) |
+				       (f & LSW_HF_L4_DST_PORT ? pi->dport : 0), h);
+	if (f & LSW_HF_IP_PROTOCOL)
+		h = rte_hash_crc_4byte(pi->l4_proto, h);
+	if ((f & LSW_HF_ROCE_DQP) && (pi->flags & LSW_PF_ROCE))
+		h = rte_hash_crc_4byte(pi->bth_dqpn, h);
+	return h;
+}
+
+/* Uniform in [0, n). */
+static inline uint8_t
+rand_below(uint64_t *rng, uint8_t n)
+{
+	return (uint8_t)((lsw_rand48(rng) * n) >> 48);
+}
+
+uint8_t
+lsw_ecmp_best(const uint8_t *q, uint8_t n, int cur, uint64_t *rng)
+{
+	uint32_t set = 0;
+	uint8_t best = 0;
+
+	for (uint8_t i = 0; i < n; i++) {
+		if (q[i] > best) {
+			best = q[i];
+			set = 1u << i;
+		} else if (q[i] == best) {
+			set |= 1u << i;
+		}
+	}
+	if (cur >= 0 && (set >> cur & 1))
+		return (uint8_t)cur;
+	/* The r-th member of the best band. */
+	for (uint8_t r = rand_below(rng, (uint8_t)__builtin_popcount(set)); r > 0; r--)
+		set &= set - 1;
+	return (uint8_t)__builtin_ctz(set);
+}
+
+uint8_t
+lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw_flowlet *tbl,
+		uint8_t n, const uint8_t *q, uint32_t hash, uint64_t now, uint64_t *rng)
+{
+	struct lsw_ecmp_ctr *c = &ws->ctr;
+	uint8_t m;
+
+	if (g->mode == LSW_ECMP_HASH || g->mode == LSW_ECMP_HASH_QP)
+		return (uint8_t)(((uint64_t)hash * n) >> 32);
+	if (g->mode == LSW_ECMP_PACKET_RANDOM)
+		return rand_below(rng, n);
+
+	struct lsw_flowlet *e = &tbl[hash & g->mask];
+	int cur = e->last != 0 && e->member < n ? e->member : -1;
+	bool active = cur >= 0 && now - e->last <= g->inactivity;
+
+	switch (g->mode) {
+	case LSW_ECMP_PACKET_QUALITY:
+		m = lsw_ecmp_best(q, n, cur, rng);
+		if (cur >= 0 && m != cur)
+			c->reassign[m]++;
+		break;
+	case LSW_ECMP_FIXED:
+		if (cur >= 0) {
+			m = (uint8_t)cur;
+			break;
+		}
+		m = lsw_ecmp_best(q, n, -1, rng);
+		c->flowlets[m]++;
+		break;
+	default: /* flowlet_random, flowlet_quality */
+		if (active) {
+			m = (uint8_t)cur;
+			/* Reactive rebalance: a flow that never pauses moves when its member is
+			 * worse than the best by the margin. One check per group and interval, so
+			 * that the qualities show a move before the next one is decided. */
+			if (g->rebalance && now - ws->last_check >= g->rebalance_iv) {
+				ws->last_check = now;
+				uint8_t b = lsw_ecmp_best(q, n, cur, rng);
+				if (q[b] >= q[cur] + g->margin) {
+					m = b;
+					c->rebalance[m]++;
+				}
+			}
+			break;
+		}
+		m = g->mode == LSW_ECMP_FLOWLET_RANDOM ? rand_below(rng, n) :
+		    lsw_ecmp_best(q, n, cur, rng);
+		c->flowlets[m]++;
+		if (cur >= 0 && m != cur)
+			c->reassign[m]++;
+		break;
+	}
+	e->last = now != 0 ? now : 1;
+	e->member = m;
+	return m;
+}
+
+void
+lsw_ecmp_publish_paused(struct lsw_worker *w, uint16_t port, uint64_t now)
+{
+	const struct lsw_sched *s = w->dp->sched[port];
+	uint8_t paused = 0;
+
+	for (int q = 0; q < LSW_NUM_QUEUES; q++)
+		if ((int64_t)(s->pause_until[q] - now) > 0)
+			paused |= (uint8_t)(1u << q);
+	__atomic_store_n(&w->dp->ecmp_sig[port].paused, paused, __ATOMIC_RELAXED);
+}
+
+/* Sample @port's load and queue and publish its quality and PFC-paused queues (owner). */
+void
+lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+		     uint64_t now)
+{
+	const struct lsw_sched *s = w->dp->sched[port];
+	uint64_t queued = s->ctl.bytes;
+
+	for (int q = 0; q < LSW_NUM_QUEUES; q++)
+		queued += s->q[q].bytes;
+	lsw_ecmp_publish_paused(w, port, now);
+	lsw_ecmp_sample(&w->dp->ecmp_sig[port], &conf->ecmp, port, w->ctr->port[port].ctr[LSW_PC_IF_OUT_OCTETS],
+			queued, now);
+}
+
+/* The member of group @g (settings @eg) for this packet of traffic class @tc. */
+uint8_t
+lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
+		const struct lsw_ecmp_grp *eg, const struct lsw_nhg *g,
+		const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint8_t tc,
+		uint64_t now)
+{
+	uint8_t fields = eg->fields | (eg->mode == LSW_ECMP_HASH_QP ? LSW_HF_ROCE_DQP : 0);
+	uint32_t h = lsw_ecmp_hash_fields(ip->src_addr, ip->dst_addr, pi, fields, eg->seed);
+	uint8_t q[LSW_MAX_ECMP];
+
+	/* A member whose queue for this class PFC pauses is worse than the worst quality: a
+	 * paused uplink sends nothing and so looks idle to a load-only measure. */
+	if (lsw_ecmp_uses_quality(eg->mode) || eg->rebalance)
+		for (uint8_t i = 0; i < g->n; i++) {
+			uint16_t port = w->dp->fib->nh[g->member[i]].port;
+			const struct lsw_ecmp_sig *sig = &w->dp->ecmp_sig[port];
+			uint8_t paused = __atomic_load_n(&sig->paused, __ATOMIC_RELAXED);
+			q[i] = (paused >> conf->mmu.tc_q[port][tc] & 1) ? 0 :
+			       __atomic_load_n(&sig->quality, __ATOMIC_RELAXED) + 1;
+		}
+	return lsw_ecmp_choose(eg, &eg->ws[w->idx], eg->tbl[w->idx], g->n, q, h, now, &w->rng);
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Utilization-based ECMP (reference/loadbalance.md 2.7 and 4): the modes of a next-hop
+ * group, the quality of each uplink, and the flowlet table.
+ *
+ * Quality: the owner worker of every port samples, every sample interval, the bytes the port
+ * sent and the bytes waiting in its queues, keeps an EWMA of each (weight 2^-ewma_exponent on
+ * the new sample), places each in one of 8 levels (0 = below min, 7 = at or above max, six
+ * even steps between) and combines the two levels with the configured weights into a
+ * congestion level; quality = 7 - congestion (7 best, as Juniper and SAI count). Load
+ * thresholds are a share of the port's own speed and queue thresholds scale with it, so
+ * ports of different speeds compare (SAI's scaling factor). The owner publishes quality and
+ * the queues PFC pauses now; other workers read them without locks.
+ *
+ * Selection is a pure function of the group, the member qualities, the flowlet table, the
+ * hash and `now` (TSC ticks), so unit tests drive it with a fake clock.
+ */
+#ifndef LSW_ECMP_H
+#define LSW_ECMP_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "lsw/common.h"
+#include "lsw/parse.h"
+
+enum lsw_ecmp_mode {
+	LSW_ECMP_HASH,             /* 5-tuple (the hash fields), seeded */
+	LSW_ECMP_HASH_QP,          /* ... and the BTH destination QP (Meta's E-ECMP) */
+	LSW_ECMP_FLOWLET_RANDOM,   /* LetFlow: a new flowlet takes a random member */
+	LSW_ECMP_FLOWLET_QUALITY,  /* Broadcom DLB "normal": a new flowlet takes the best */
+	LSW_ECMP_PACKET_QUALITY,   /* Broadcom "optimal": every packet takes the best */
+	LSW_ECMP_PACKET_RANDOM,    /* spray */
+	LSW_ECMP_FIXED,            /* a flow keeps the member it first got (the best then) */
+	LSW_ECMP_N_MODES,
+};
+
+/* Hash fields, SAI's names (SAI_NATIVE_HASH_FIELD_*). */
+enum lsw_hash_field {
+	LSW_HF_SRC_IP      = 1 << 0,
+	LSW_HF_DST_IP      = 1 << 1,
+	LSW_HF_L4_SRC_PORT = 1 << 2,
+	LSW_HF_L4_DST_PORT = 1 << 3,
+	LSW_HF_IP_PROTOCOL = 1 << 4,
+	LSW_HF_ROCE_DQP    = 1 << 5, /* hash_qp adds it */
+};
+#define LSW_HF_DEFAULT (LSW_HF_SRC_IP | LSW_HF_DST_IP | LSW_HF_L4_SRC_PORT | \
+			LSW_HF_L4_DST_PORT | LSW_HF_IP_PROTOCOL)
+
+#define LSW_ECMP_LEVELS   8  /* quality 0..7 */
+#define LSW_ECMP_FIX      16 /* EWMAs are kept in bytes << LSW_ECMP_FIX */
+
+/* ECMP settings of one next-hop group (ECMP.GLOBAL, overridden by ECMP|<prefix>). */
+struct lsw_ecmp_grp_conf {
+	uint32_t prefix;              /* ECMP|<prefix> entries only */
+	uint8_t plen;
+	uint8_t mode;                 /* enum lsw_ecmp_mode */
+	uint8_t fields;               /* enum lsw_hash_field bits */
+	bool rebalance;               /* reactive moves of flows that never pause */
+	uint8_t margin;               /* quality levels the best must be better by */
+	uint32_t seed;
+	uint32_t inactivity_us;       /* flowlet gap */
+	uint32_t rebalance_us;        /* at most one move per group per interval */
+	uint32_t table_size;          /* flowlet entries per worker, a power of two */
+};
+
+/* The ECMP table as configured (control/config_ecmp.c). */
+struct lsw_ecmp_config {
+	uint32_t sample_us;           /* quality sampling interval */
+	uint8_t ewma_exp;
+	uint8_t load_min, load_max;   /* percent of the port speed */
+	uint64_t queue_min, queue_max; /* bytes for a 10 Gb/s port, scaled with the speed */
+	uint8_t w_load, w_queue;      /* percent; they add up to 100 */
+	struct lsw_ecmp_grp_conf dflt; /* ECMP.GLOBAL */
+	uint32_t n_grp;
+	struct lsw_ecmp_grp_conf *grp; /* ECMP|<prefix> */
+};
+
+/* A flowlet (or flowset) entry: which member a hash bucket uses and when it was last seen. */
+struct lsw_flowlet {
+	uint64_t last;                /* tsc; 0 = never used */
+	uint8_t member;
+	uint8_t pad[7];
+};
+
+/* A group's counters on one worker (the worker writes; readers sum). */
+struct lsw_ecmp_ctr {
+	uint64_t pkts[LSW_MAX_ECMP];
+	uint64_t bytes[LSW_MAX_ECMP];
+	uint64_t flowlets[LSW_MAX_ECMP];   /* new flowlets (flows, for fixed) given the member */
+	uint64_t reassign[LSW_MAX_ECMP];   /* ... of which left another member for it */
+	uint64_t rebalance[LSW_MAX_ECMP];  /* reactive moves to the member */
+};
+
+/* A group's state on one worker; allocated by the control plane for the group's lifetime. */
+struct lsw_ecmp_ws {
+	struct lsw_ecmp_ctr ctr;      /* dp: the worker writes; cp: reads, sums */
+	uint64_t last_check;          /* dp: tsc of the last reactive rebalance check */
+	uint64_t pad[7];
+};
+
+/* A group's ECMP settings as the workers use them; part of the snapshot. */
+struct lsw_ecmp_grp {
+	uint8_t mode;
+	uint8_t fields;
+	uint8_t rebalance;
+	uint8_t margin;
+	uint32_t seed;
+	uint32_t mask;                /* flowlet table entries - 1 */
+	uint64_t inactivity;          /* ticks */
+	uint64_t rebalance_iv;        /* ticks */
+	struct lsw_ecmp_ws *ws;       /* [n_workers]; cp: allocates, kept across snapshots */
+	struct lsw_flowlet *tbl[LSW_MAX_WORKERS]; /* table modes; cp: allocates, dp: worker rw */
+};
+
+/* Quality thresholds and sampling, in the snapshot. */
+struct lsw_ecmp_dp {
+	uint64_t sample;              /* ticks between samples */
+	uint8_t shift;                /* EWMA exponent */
+	uint8_t w_load, w_queue;
+	uint64_t load_thr[LSW_MAX_PORTS][LSW_ECMP_LEVELS - 1];  /* bytes/sample << FIX */
+	uint64_t queue_thr[LSW_MAX_PORTS][LSW_ECMP_LEVELS - 1]; /* bytes << FIX */
+	uint32_t n_grp;
+	struct lsw_ecmp_grp *grp;     /* [n_grp] by next-hop group id (FORWARD groups) */
+};
+
+/* What the owner of a port publishes: written by the owner worker only, read by all. */
+struct lsw_ecmp_sig {
+	uint8_t quality;              /* 0 worst .. 7 best */
+	uint8_t paused;               /* queues PFC holds now (bit per queue) */
+	uint8_t load_level, queue_level; /* 0 idle .. 7 congested */
+	uint64_t load;                /* EWMA of bytes sent per sample, << FIX */
+	uint64_t queue;               /* EWMA of bytes queued, << FIX */
+	uint64_t last;                /* owner only: tsc of the last sample */
+	uint64_t last_tx;             /* owner only: bytes sent up to then */
+	uint64_t pad[3];
+};
+
+/* Update @s for @tx_bytes sent in total and @queued bytes waiting at @now (owner only). */
+void lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t port,
+		     uint64_t tx_bytes, uint64_t queued, uint64_t now);
+/* The level (0..7) of @v against 7 rising thresholds. */
+static inline uint8_t
+lsw_ecmp_level(uint64_t v, const uint64_t *thr)
+{
+	uint8_t l = 0;
+
+	while (l < LSW_ECMP_LEVELS - 1 && v >= thr[l])
+		l++;
+	return l;
+}
+
+/* The flow hash over @fields of the group. */
+uint32_t lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_info *pi,
+			      uint8_t fields, uint32_t seed);
+
+/* Member among @n with the best @q (q: 0 = PFC-paused, 1..8 = quality + 1), keeping @cur
+ * (-1: none) when it is among the best, else a random one of them. */
+uint8_t lsw_ecmp_best(const uint8_t *q, uint8_t n, int cur, uint64_t *rng);
+
+/* The member for a packet of flow @hash at @now; @q holds the members' qualities as for
+ * lsw_ecmp_best (read only by the modes that need them). Counts into @ws. */
+uint8_t lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws,
+			struct lsw_flowlet *tbl, uint8_t n, const uint8_t *q, uint32_t hash,
+			uint64_t now, uint64_t *rng);
+
+/* Does @mode use a flowlet table? */
+static inline bool
+lsw_ecmp_has_table(uint8_t mode)
+{
+	return mode >= LSW_ECMP_FLOWLET_RANDOM && mode != LSW_ECMP_PACKET_RANDOM;
+}
+
+/* Does @mode read the members' qualities? */
+static inline bool
+lsw_ecmp_uses_quality(uint8_t mode)
+{
+	return mode == LSW_ECMP_FLOWLET_QUALITY || mode == LSW_ECMP_PACKET_QUALITY ||
+	       mode == LSW_ECMP_FIXED;
+}
+
+extern const char *const lsw_ecmp_mode_names[LSW_ECMP_N_MODES + 1];
+
+#endif

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Utilization-based ECMP on a fake clock: quality banding and the EWMA, flowlet expiry,
+ * tie-breaking and stickiness, reactive rebalance, each mode's choice, a PFC-paused member
+ * avoided through the real forwarding path, the ECMP table's refusals by path, and flowlet
+ * tables kept across unrelated config changes.
+ */
+#include <string.h>
+#include "harness.h"
+#include "lsw/pfc.h"
+
+#define US 1000u /* fake TSC ticks per microsecond (T_HZ = 1 GHz) */
+
+/* T_CONFIG's switch with an ECMP table: 10.1.0.0/16 is the group over Ethernet4 and
+ * Ethernet8 (both 10 Gb/s); PFC on priority 3 of Ethernet4 and Ethernet8. */
+#define ECMP_CONFIG(global, group) \
+	"{\"ECMP\": {\"GLOBAL\": {" global "}, \"10.1.0.0/16\": {" group "}}," \
+	" \"PORT_QOS_MAP\": {\"Ethernet4,Ethernet8\": {\"pfc_enable\": \"3\"}}}"
+
+static struct t_switch *
+ecmp_switch(const char *patch)
+{
+	struct lsw_errs errs;
+	struct lsw_config *c = t_config_patch(T_CONFIG, patch, &errs);
+
+	assert_non_null(c);
+	char *doc = json_dumps(c->doc, 0);
+	lsw_config_free(c);
+	struct t_switch *t = t_switch_new(doc);
+	free(doc);
+	return t;
+}
+
+/* One sample interval (10 us) of @pct percent of 10 Gb/s, @queued bytes waiting. */
+static void
+feed(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint64_t *tx, uint64_t pct,
+     uint64_t queued, uint64_t *now)
+{
+	*tx += 10000ull * 10 / 8 * pct / 100; /* Mb/s * us / 8 = bytes */
+	*now += 10 * US;
+	lsw_ecmp_sample(s, e, T_PORT4, *tx, queued, *now);
+}
+
+/* Levels 0..7 between min and max, quality = 7 - the weighted sum; the EWMA follows. */
+static void
+test_quality(void **state)
+{
+	struct t_switch *t = ecmp_switch(ECMP_CONFIG(
+		"\"sample_interval\": 10, \"ewma_exponent\": 0, \"load_min_threshold\": 20,"
+		" \"load_max_threshold\": 80, \"queue_min_threshold\": 10000,"
+		" \"queue_max_threshold\": 70000, \"load_weight\": 100, \"queue_weight\": 0", ""));
+	const struct lsw_ecmp_dp *e = &t->conf->ecmp;
+	struct lsw_ecmp_sig s = {0};
+	uint64_t tx = 0, now = 1000;
+	static const struct { uint64_t pct; uint8_t level; } load[] = {
+		{0, 0}, {19, 0}, {20, 1}, {29, 1}, {30, 2}, {49, 3}, {50, 4}, {79, 6}, {80, 7},
+		{100, 7},
+	};
+
+	(void)state;
+	lsw_ecmp_sample(&s, e, T_PORT4, tx, 0, now); /* the first sample only starts */
+	assert_int_equal(s.quality, 7);
+	for (size_t i = 0; i < RTE_DIM(load); i++) {
+		feed(&s, e, &tx, load[i].pct, 0, &now);
+		assert_int_equal(s.load_level, load[i].level);
+		assert_int_equal(s.quality, 7 - load[i].level);
+	}
+	/* Queue only (weights 0/100 through a rebuilt snapshot): 10 KB .. 70 KB at 10G. */
+	t->sw.cfg->ecmp.w_load = 0;
+	t->sw.cfg->ecmp.w_queue = 100;
+	t_rebuild(t);
+	e = &t->conf->ecmp;
+	feed(&s, e, &tx, 100, 9999, &now);
+	assert_int_equal(s.queue_level, 0);
+	assert_int_equal(s.quality, 7);
+	feed(&s, e, &tx, 0, 40000, &now);
+	assert_int_equal(s.queue_level, 4);
+	assert_int_equal(s.quality, 3);
+	/* Half and half: levels 7 and 4 give congestion (7 * 50 + 4 * 50) / 100 = 5. */
+	t->sw.cfg->ecmp.w_load = 50;
+	t->sw.cfg->ecmp.w_queue = 50;
+	t_rebuild(t);
+	e = &t->conf->ecmp;
+	feed(&s, e, &tx, 100, 40000, &now);
+	assert_int_equal(s.quality, 2);
+	/* A slower port scales both bands: 10% of 1 Gb/s is level 0, 1 KB queued level 0 at
+	 * 10G but level 1 at 1G (queue band 1..7 KB). */
+	t->sw.port[T_PORT4].speed = 1000;
+	t_rebuild(t);
+	e = &t->conf->ecmp;
+	tx += 1000ull * 10 / 8 * 10 / 100;
+	now += 10 * US;
+	lsw_ecmp_sample(&s, e, T_PORT4, tx, 1000, now);
+	assert_int_equal(s.load_level, 0);
+	assert_int_equal(s.queue_level, 1);
+	t_switch_free(t);
+}
+
+/* EWMA exponent 2: a step converges geometrically; late samples spread the bytes. */
+static void
+test_ewma(void **state)
+{
+	struct t_switch *t = ecmp_switch(ECMP_CONFIG("\"sample_interval\": 10", ""));
+	const struct lsw_ecmp_dp *e = &t->conf->ecmp;
+	struct lsw_ecmp_sig s = {0};
+	uint64_t tx = 0, now = 1000, full = (10000ull * 10 / 8) << LSW_ECMP_FIX;
+
+	(void)state;
+	lsw_ecmp_sample(&s, e, T_PORT4, tx, 0, now);
+	feed(&s, e, &tx, 100, 0, &now);
+	assert_true(s.load >= full / 4 && s.load <= full / 4 + 1);
+	feed(&s, e, &tx, 100, 0, &now);
+	assert_true(s.load >= full * 7 / 16 && s.load <= full * 7 / 16 + 2);
+	for (int i = 0; i < 200; i++)
+		feed(&s, e, &tx, 100, 0, &now);
+	assert_int_equal(s.load, full);
+	assert_int_equal(s.quality, 4); /* load level 7, queue level 0: (350 + 0) / 100 = 3 */
+	/* A worker that slept 100 intervals having sent nothing: the average decays as 100
+	 * empty samples would make it, not as one. */
+	now += 100 * 10 * US;
+	lsw_ecmp_sample(&s, e, T_PORT4, tx, 0, now);
+	assert_true(s.load < full / 1000);
+	assert_int_equal(s.quality, 7);
+	t_switch_free(t);
+}
+
+static void
+test_best(void **state)
+{
+	uint64_t rng = 12345;
+	uint8_t q[4] = {5, 8, 8, 3};
+	unsigned int hits[4] = {0};
+
+	(void)state;
+	/* The current member is kept while it is among the best. */
+	assert_int_equal(lsw_ecmp_best(q, 4, 2, &rng), 2);
+	assert_int_equal(lsw_ecmp_best(q, 4, 1, &rng), 1);
+	/* Otherwise a random member of the best band, evenly. */
+	for (int i = 0; i < 10000; i++)
+		hits[lsw_ecmp_best(q, 4, 0, &rng)]++;
+	assert_int_equal(hits[0] + hits[3], 0);
+	assert_true(hits[1] > 4500 && hits[2] > 4500);
+	/* A paused member (0) loses even against the worst quality (1). */
+	uint8_t p[3] = {0, 1, 0};
+	assert_int_equal(lsw_ecmp_best(p, 3, 0, &rng), 1);
+}
+
+static struct lsw_ecmp_grp
+grp(uint8_t mode, struct lsw_ecmp_ws *ws)
+{
+	return (struct lsw_ecmp_grp){.mode = mode, .mask = 63, .inactivity = 256 * US,
+				     .rebalance_iv = 500 * US, .margin = 2, .ws = ws};
+}
+
+/* flowlet_quality: a flow stays while its packets come closer than the inactivity time,
+ * and takes the best member after a longer gap; counters follow. */
+static void
+test_flowlet(void **state)
+{
+	struct lsw_ecmp_ws ws = {0};
+	struct lsw_flowlet tbl[64] = {0};
+	struct lsw_ecmp_grp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
+	uint64_t rng = 1, now = 1000;
+	uint8_t q[3] = {8, 4, 4};
+
+	(void)state;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 77, now, &rng), 0);
+	assert_int_equal(ws.ctr.flowlets[0], 1);
+	q[0] = 1; /* member 0 congests: the flow stays while it has no gap */
+	for (int i = 0; i < 10; i++) {
+		now += 200 * US;
+		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 77, now, &rng), 0);
+	}
+	now += 257 * US; /* a gap: a new flowlet, to one of the best */
+	uint8_t m = lsw_ecmp_choose(&g, &ws, tbl, 3, q, 77, now, &rng);
+	assert_true(m == 1 || m == 2);
+	assert_int_equal(ws.ctr.flowlets[m], 1);
+	assert_int_equal(ws.ctr.reassign[m], 1);
+	/* Exactly the inactivity time is still the same flowlet. */
+	now += 256 * US;
+	q[m] = 1;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 77, now, &rng), m);
+	/* Another flow (another bucket) is independent. */
+	q[0] = 8;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 78, now, &rng), 0);
+}
+
+/* Reactive rebalance: an active flow moves to a member better by the margin, one move per
+ * interval per group. */
+static void
+test_rebalance(void **state)
+{
+	struct lsw_ecmp_ws ws = {0};
+	struct lsw_flowlet tbl[64] = {0};
+	struct lsw_ecmp_grp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
+	uint64_t rng = 1, now = 1000;
+	uint8_t q[2] = {8, 7};
+
+	(void)state;
+	g.rebalance = 1;
+	g.inactivity = 10000 * US; /* flows that never pause */
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 2, now, &rng), 0);
+	q[0] = 7;
+	q[1] = 8; /* better by 1: below the margin of 2 */
+	now += 600 * US;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, now, &rng), 0);
+	q[0] = 5; /* now better by 3 */
+	now += 100 * US; /* within the interval of the last check: no move */
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, now, &rng), 0);
+	now += 500 * US;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, now, &rng), 1);
+	assert_int_equal(ws.ctr.rebalance[1], 1);
+	/* The second flow waits for the next interval. */
+	now += 100 * US;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 2, now, &rng), 0);
+	now += 500 * US;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 2, now, &rng), 1);
+	assert_int_equal(ws.ctr.rebalance[1], 2);
+	assert_int_equal(ws.ctr.flowlets[0] + ws.ctr.flowlets[1], 2);
+}
+
+/* Each mode: hash is the multiply-shift of the hash; packet_random uses every member;
+ * packet_quality follows the best per packet; fixed keeps a flow forever; flowlet_random
+ * picks a random member per new flowlet. */
+static void
+test_modes(void **state)
+{
+	struct lsw_ecmp_ws ws = {0};
+	struct lsw_flowlet tbl[64] = {0};
+	uint64_t rng = 99, now = 1000;
+	uint8_t q[4] = {8, 8, 8, 8};
+	unsigned int hits[4] = {0};
+
+	(void)state;
+	struct lsw_ecmp_grp g = grp(LSW_ECMP_HASH, &ws);
+	for (uint32_t h = 0; h < 1000; h++)
+		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, h * 0x9e3779b9u, now, &rng),
+				 (uint8_t)(((uint64_t)(h * 0x9e3779b9u) * 4) >> 32));
+	g = grp(LSW_ECMP_PACKET_RANDOM, &ws);
+	for (int i = 0; i < 4000; i++)
+		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 5, now, &rng)]++;
+	for (int i = 0; i < 4; i++)
+		assert_true(hits[i] > 800);
+	g = grp(LSW_ECMP_PACKET_QUALITY, &ws);
+	q[2] = 9;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 5, now, &rng), 2);
+	q[2] = 1;
+	q[3] = 9;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 5, ++now, &rng), 3);
+	assert_int_equal(ws.ctr.reassign[3], 1);
+	memset(tbl, 0, sizeof(tbl));
+	g = grp(LSW_ECMP_FIXED, &ws);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 6, now, &rng), 3);
+	q[3] = 1;
+	q[0] = 9;
+	now += 1000000 * US; /* a long gap, a better member: still pinned */
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 6, now, &rng), 3);
+	memset(tbl, 0, sizeof(tbl));
+	memset(hits, 0, sizeof(hits));
+	g = grp(LSW_ECMP_FLOWLET_RANDOM, &ws);
+	for (int i = 0; i < 4000; i++) {
+		now += 300 * US; /* every packet a new flowlet */
+		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 7, now, &rng)]++;
+	}
+	for (int i = 0; i < 4; i++)
+		assert_true(hits[i] > 800);
+}
+
+/* hash_qp separates flows that differ only in the BTH destination QP; hash does not. */
+static void
+test_hash_qp(void **state)
+{
+	struct lsw_pkt_info pi = {.flags = LSW_PF_ROCE | LSW_PF_L4, .l4_proto = 17,
+				  .sport = 1000, .dport = 4791};
+	uint32_t h0 = 0, seen = 0;
+
+	(void)state;
+	for (uint32_t qp = 1; qp <= 64; qp++) {
+		pi.bth_dqpn = qp;
+		uint32_t a = lsw_ecmp_hash_fields(1, 2, &pi, LSW_HF_DEFAULT, 7);
+		uint32_t b = lsw_ecmp_hash_fields(1, 2, &pi, LSW_HF_DEFAULT | LSW_HF_ROCE_DQP, 7);
+		if (qp == 1)
+			h0 = a;
+		assert_int_equal(a, h0);
+		seen |= 1u << (((uint64_t)b * 4) >> 32);
+	}
+	assert_int_equal(seen, 0xf);
+	/* Fields off leave the hash alone; a different seed changes it. */
+	assert_int_equal(lsw_ecmp_hash_fields(1, 2, &pi, LSW_HF_SRC_IP, 7),
+			 lsw_ecmp_hash_fields(1, 3, &pi, LSW_HF_SRC_IP, 7));
+	assert_int_not_equal(lsw_ecmp_hash_fields(1, 2, &pi, LSW_HF_SRC_IP, 7),
+			     lsw_ecmp_hash_fields(1, 2, &pi, LSW_HF_SRC_IP, 8));
+}
+
+static uint8_t buf[2048];
+
+/* Through the forwarding path: while Ethernet4's peer pauses priority 3, no new flowlet of
+ * TC 3 goes there, and TC 0 (not paused) still uses both members. */
+static void
+test_paused_member(void **state)
+{
+	struct t_switch *t = ecmp_switch(ECMP_CONFIG("\"sample_interval\": 10",
+						     "\"mode\": \"flowlet_quality\""));
+	uint16_t time[8] = {[3] = 0xffff};
+	struct rte_ether_addr src;
+	uint64_t now = 1000;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) { /* qualities published: both idle */
+		lsw_ecmp_poll(&t->w, t->conf, T_PORT4, now);
+		lsw_ecmp_poll(&t->w, t->conf, T_PORT8, now);
+		now += 10 * US;
+	}
+	t_mac("02:00:00:00:04:01", &src);
+	lsw_pfc_encode(buf, &src, 1 << 3, time);
+	t_rx(t, T_PORT4, buf, LSW_PFC_FRAME_LEN, now);
+	assert_int_equal(t->sw.dp.ecmp_sig[T_PORT4].paused, 1 << 3);
+	for (int dscp = 0; dscp <= 3; dscp += 3) {
+		for (uint16_t sport = 1; sport <= 64; sport++) {
+			struct t_flow f = {.dst = "10.1.0.9", .payload = 100, .vlan = -1,
+					   .sport = sport, .dport = 4791, .tos = (uint8_t)(dscp << 2)};
+			uint16_t len = t_build_ipv4(buf, &f);
+			t_rx(t, T_PORT0, buf, len, now);
+		}
+		uint16_t n4 = t_tx_count(t, T_PORT4), n8 = t_tx_count(t, T_PORT8);
+		if (dscp == 3) {
+			assert_int_equal(n4, 0);
+			assert_int_equal(n8, 64);
+		} else {
+			assert_true(n4 > 10 && n8 > 10 && n4 + n8 == 64);
+		}
+		for (uint16_t p = T_PORT4; p <= T_PORT8; p++) {
+			struct rte_mbuf *m;
+			while ((m = t_tx_take(t, p)) != NULL)
+				rte_pktmbuf_free(m);
+		}
+		now += 1000 * US; /* past the inactivity: every flow a new flowlet */
+	}
+	/* The group's counters: 128 packets, the paused member none of TC 3's. */
+	const struct lsw_ecmp_grp *g = NULL;
+	for (uint32_t i = 0; i < t->conf->ecmp.n_grp; i++)
+		if (t->conf->ecmp.grp[i].ws != NULL)
+			g = &t->conf->ecmp.grp[i];
+	assert_non_null(g);
+	assert_int_equal(g->ws[0].ctr.pkts[0] + g->ws[0].ctr.pkts[1], 128);
+	assert_true(g->ws[0].ctr.pkts[1] > 64);
+	t_switch_free(t);
+}
+
+/* Tables survive a snapshot that leaves the group's settings alone, and are replaced when
+ * the mode changes. */
+static void
+test_tables_kept(void **state)
+{
+	struct t_switch *t = ecmp_switch(ECMP_CONFIG("", "\"mode\": \"flowlet_random\""));
+	struct lsw_ecmp_grp *g = NULL;
+	uint32_t gid = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < t->conf->ecmp.n_grp; i++)
+		if (t->conf->ecmp.grp[i].ws != NULL)
+			gid = i;
+	g = &t->conf->ecmp.grp[gid];
+	assert_int_equal(g->mode, LSW_ECMP_FLOWLET_RANDOM);
+	assert_int_equal(g->mask, 4095);
+	struct lsw_flowlet *tbl = g->tbl[0];
+	assert_non_null(tbl);
+	t->sw.cfg->ecmp.w_load = 30;
+	t->sw.cfg->ecmp.w_queue = 70;
+	t_rebuild(t);
+	assert_ptr_equal(t->conf->ecmp.grp[gid].tbl[0], tbl);
+	t->sw.cfg->ecmp.grp[0].mode = LSW_ECMP_FLOWLET_QUALITY;
+	t_rebuild(t);
+	assert_non_null(t->conf->ecmp.grp[gid].tbl[0]);
+	assert_ptr_not_equal(t->conf->ecmp.grp[gid].tbl[0], tbl);
+	t->sw.cfg->ecmp.grp[0].mode = LSW_ECMP_HASH;
+	t_rebuild(t);
+	assert_null(t->conf->ecmp.grp[gid].tbl[0]);
+	t_switch_free(t);
+}
+
+static const char *const bads[][3] = {
+	{"{\"ECMP\": {\"GLOBAL\": {\"mode\": \"ecmp\"}}}", "$.ECMP.GLOBAL.mode", "one of"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"load_weight\": 60}}}", "$.ECMP.GLOBAL.load_weight",
+	 "add up to 100"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"load_min_threshold\": 80, \"load_max_threshold\": 20}}}",
+	 "$.ECMP.GLOBAL.load_max_threshold", "not above"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"queue_min_threshold\": \"1MB\"}}}",
+	 "$.ECMP.GLOBAL.queue_max_threshold", "not above"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"flowlet_table_size\": 1000}}}",
+	 "$.ECMP.GLOBAL.flowlet_table_size", "power of two"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"ewma_exponent\": 11}}}", "$.ECMP.GLOBAL.ewma_exponent",
+	 "range"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"inactivity_time\": 0}}}", "$.ECMP.GLOBAL.inactivity_time",
+	 "range"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"hash_fields\": \"SRC_IP,VLAN\"}}}",
+	 "$.ECMP.GLOBAL.hash_fields[1]", "one of"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"hash_fields\": []}}}", "$.ECMP.GLOBAL.hash_fields",
+	 "non-empty"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"rebalance\": true}}}", "$.ECMP.GLOBAL.rebalance",
+	 "flowlet_quality only"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"rebalance_margin\": 8}}}", "$.ECMP.GLOBAL.rebalance_margin",
+	 "range"},
+	{"{\"ECMP\": {\"GLOBAL\": {\"flowlets\": 1}}}", "$.ECMP.GLOBAL.flowlets", "unknown"},
+	{"{\"ECMP\": {\"10.2.0.0/16\": {\"mode\": \"hash\"}}}", "$.ECMP['10.2.0.0/16']",
+	 "two or more next hops"},
+	{"{\"ECMP\": {\"10.9.0.0/16\": {\"mode\": \"hash\"}}}", "$.ECMP['10.9.0.0/16']",
+	 "no STATIC_ROUTE"},
+	{"{\"ECMP\": {\"uplinks\": {\"mode\": \"hash\"}}}", "$.ECMP.uplinks", "GLOBAL or"},
+	{"{\"ECMP\": {\"10.1.0.0/16\": {\"sample_interval\": 5}}}",
+	 "$.ECMP['10.1.0.0/16'].sample_interval", "ECMP.GLOBAL"},
+	{"{\"ECMP\": {\"10.1.0.0/16\": {\"mode\": \"packet_random\", \"rebalance\": true}}}",
+	 "$.ECMP['10.1.0.0/16'].rebalance", "flowlet_quality only"},
+	{"{\"ECMP\": {\"10.1.0.0/16\": {}, \"default|10.1.0.0/16\": {}}}",
+	 "$.ECMP['default|10.1.0.0/16']", "twice"},
+};
+
+static void
+test_bad(void **state)
+{
+	(void)state;
+	t_config_refused(T_CONFIG, bads, RTE_DIM(bads));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quality),
+		cmocka_unit_test(test_ewma),
+		cmocka_unit_test(test_best),
+		cmocka_unit_test(test_flowlet),
+		cmocka_unit_test(test_rebalance),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_hash_qp),
+		cmocka_unit_test(test_paused_member),
+		cmocka_unit_test(test_tables_kept),
+		cmocka_unit_test(test_bad),
+	};
+
+	t_eal_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
