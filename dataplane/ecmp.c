@@ -59,7 +59,7 @@ uint32_t
 lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_info *pi, uint8_t f,
 		     uint32_t seed)
 {
-	uint32_t h = seed;
+	uint32_t h = 0;
 
 	if (f & LSW_HF_SRC_IP)
 		h = rte_hash_crc_4byte(src, h);
@@ -72,7 +72,7 @@ lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_info *pi, 
 		h = rte_hash_crc_4byte(pi->l4_proto, h);
 	if ((f & LSW_HF_ROCE_DQP) && (pi->flags & LSW_PF_ROCE))
 		h = rte_hash_crc_4byte(pi->bth_dqpn, h);
-	return h;
+	return lsw_hash_mix(h, seed);
 }
 
 /* Uniform in [0, n). */
@@ -106,7 +106,8 @@ lsw_ecmp_best(const uint8_t *q, uint8_t n, int cur, uint64_t *rng)
 
 uint8_t
 lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw_flowlet *tbl,
-		uint8_t n, const uint8_t *q, uint32_t hash, uint64_t now, uint64_t *rng)
+		uint8_t n, const uint8_t *q, uint32_t busy, uint32_t hash, uint64_t now,
+		uint64_t *rng)
 {
 	struct lsw_ecmp_ctr *c = &ws->ctr;
 	uint8_t m;
@@ -137,13 +138,16 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw
 	default: /* flowlet_random, flowlet_quality */
 		if (active) {
 			m = (uint8_t)cur;
-			/* Reactive rebalance: a flow that never pauses moves when its member is
-			 * worse than the best by the margin. One check per group and interval, so
-			 * that the qualities show a move before the next one is decided. */
-			if (g->rebalance && now - ws->last_check >= g->rebalance_iv) {
-				ws->last_check = now;
+			/* Reactive rebalance of flows that never pause: away from a congested
+			 * member (@busy) to one better by the margin. One
+			 * move per group and interval, so that the qualities show a move before
+			 * the next is decided (no herding); a member that merely carries its
+			 * flow is left alone, since moving a lone flow only moves the load. */
+			if (g->rebalance && (busy >> cur & 1) &&
+			    now - ws->last_move >= g->rebalance_iv) {
 				uint8_t b = lsw_ecmp_best(q, n, cur, rng);
 				if (q[b] >= q[cur] + g->margin) {
+					ws->last_move = now;
 					m = b;
 					c->rebalance[m]++;
 				}
@@ -199,6 +203,7 @@ lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
 	uint8_t fields = eg->fields | (eg->mode == LSW_ECMP_HASH_QP ? LSW_HF_ROCE_DQP : 0);
 	uint32_t h = lsw_ecmp_hash_fields(ip->src_addr, ip->dst_addr, pi, fields, eg->seed);
 	uint8_t q[LSW_MAX_ECMP];
+	uint32_t busy = 0;
 
 	/* A member whose queue for this class PFC pauses is worse than the worst quality: a
 	 * paused uplink sends nothing and so looks idle to a load-only measure. */
@@ -209,6 +214,11 @@ lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
 			uint8_t paused = __atomic_load_n(&sig->paused, __ATOMIC_RELAXED);
 			q[i] = (paused >> conf->mmu.tc_q[port][tc] & 1) ? 0 :
 			       __atomic_load_n(&sig->quality, __ATOMIC_RELAXED) + 1;
+			/* Congested: paused, a queue building, or loaded past load_max. */
+			if (q[i] == 0 || __atomic_load_n(&sig->queue_level, __ATOMIC_RELAXED) > 0 ||
+			    __atomic_load_n(&sig->load_level, __ATOMIC_RELAXED) == LSW_ECMP_LEVELS - 1)
+				busy |= 1u << i;
 		}
-	return lsw_ecmp_choose(eg, &eg->ws[w->idx], eg->tbl[w->idx], g->n, q, h, now, &w->rng);
+	return lsw_ecmp_choose(eg, &eg->ws[w->idx], eg->tbl[w->idx], g->n, q, busy, h, now,
+			       &w->rng);
 }

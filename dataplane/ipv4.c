@@ -31,11 +31,11 @@ lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
 uint32_t
 lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint32_t seed)
 {
-	uint32_t h = rte_hash_crc_4byte(ip->src_addr, seed);
+	uint32_t h = rte_hash_crc_4byte(ip->src_addr, 0);
 
 	h = rte_hash_crc_4byte(ip->dst_addr, h);
 	h = rte_hash_crc_4byte((uint32_t)pi->sport << 16 | pi->dport, h);
-	return rte_hash_crc_4byte(pi->l4_proto, h);
+	return lsw_hash_mix(rte_hash_crc_4byte(pi->l4_proto, h), seed);
 }
 
 /* Martian addresses, judged on the first octet alone so the common case is one test. */

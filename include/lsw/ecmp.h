@@ -94,7 +94,7 @@ struct lsw_ecmp_ctr {
 /* A group's state on one worker; allocated by the control plane for the group's lifetime. */
 struct lsw_ecmp_ws {
 	struct lsw_ecmp_ctr ctr;      /* dp: the worker writes; cp: reads, sums */
-	uint64_t last_check;          /* dp: tsc of the last reactive rebalance check */
+	uint64_t last_move;           /* dp: tsc of the last reactive rebalance move */
 	uint64_t pad[7];
 };
 
@@ -149,6 +149,21 @@ lsw_ecmp_level(uint64_t v, const uint64_t *thr)
 	return l;
 }
 
+/* A CRC is linear: a seed fed into it only XORs a constant into the hash, which permutes
+ * the members but keeps every collision. A non-linear finalizer (murmur3's fmix32) of the
+ * CRC and the seed makes each seed a different partition of the flows. */
+static inline uint32_t
+lsw_hash_mix(uint32_t h, uint32_t seed)
+{
+	h ^= seed;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
 /* The flow hash over @fields of the group. */
 uint32_t lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_info *pi,
 			      uint8_t fields, uint32_t seed);
@@ -158,10 +173,11 @@ uint32_t lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_i
 uint8_t lsw_ecmp_best(const uint8_t *q, uint8_t n, int cur, uint64_t *rng);
 
 /* The member for a packet of flow @hash at @now; @q holds the members' qualities as for
- * lsw_ecmp_best (read only by the modes that need them). Counts into @ws. */
+ * lsw_ecmp_best (read only by the modes that need them), @busy the members congested (a
+ * queue building, or paused). Counts into @ws. */
 uint8_t lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws,
-			struct lsw_flowlet *tbl, uint8_t n, const uint8_t *q, uint32_t hash,
-			uint64_t now, uint64_t *rng);
+			struct lsw_flowlet *tbl, uint8_t n, const uint8_t *q, uint32_t busy,
+			uint32_t hash, uint64_t now, uint64_t *rng);
 
 /* Does @mode use a flowlet table? */
 static inline bool

@@ -164,29 +164,29 @@ test_flowlet(void **state)
 	uint8_t q[3] = {8, 4, 4};
 
 	(void)state;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 77, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 77, now, &rng), 0);
 	assert_int_equal(ws.ctr.flowlets[0], 1);
 	q[0] = 1; /* member 0 congests: the flow stays while it has no gap */
 	for (int i = 0; i < 10; i++) {
 		now += 200 * US;
-		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 77, now, &rng), 0);
+		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 77, now, &rng), 0);
 	}
 	now += 257 * US; /* a gap: a new flowlet, to one of the best */
-	uint8_t m = lsw_ecmp_choose(&g, &ws, tbl, 3, q, 77, now, &rng);
+	uint8_t m = lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 77, now, &rng);
 	assert_true(m == 1 || m == 2);
 	assert_int_equal(ws.ctr.flowlets[m], 1);
 	assert_int_equal(ws.ctr.reassign[m], 1);
 	/* Exactly the inactivity time is still the same flowlet. */
 	now += 256 * US;
 	q[m] = 1;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 77, now, &rng), m);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 77, now, &rng), m);
 	/* Another flow (another bucket) is independent. */
 	q[0] = 8;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 78, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 78, now, &rng), 0);
 }
 
-/* Reactive rebalance: an active flow moves to a member better by the margin, one move per
- * interval per group. */
+/* Reactive rebalance: an active flow on a congested member moves to one better by the
+ * margin, one move per group and interval; an uncongested member keeps its flow. */
 static void
 test_rebalance(void **state)
 {
@@ -199,23 +199,24 @@ test_rebalance(void **state)
 	(void)state;
 	g.rebalance = 1;
 	g.inactivity = 10000 * US; /* flows that never pause */
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, now, &rng), 0);
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 2, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 1, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 2, now, &rng), 0);
 	q[0] = 7;
 	q[1] = 8; /* better by 1: below the margin of 2 */
 	now += 600 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, now, &rng), 0);
-	q[0] = 5; /* now better by 3 */
-	now += 100 * US; /* within the interval of the last check: no move */
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, now, &rng), 0);
-	now += 500 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, now, &rng), 1);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 1, now, &rng), 0);
+	q[0] = 5; /* better by 3, but member 0 is not congested */
+	now += 100 * US;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 1, now, &rng), 0);
+	now += 100 * US; /* congested: the first packet moves its flow */
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 1, now, &rng), 1);
 	assert_int_equal(ws.ctr.rebalance[1], 1);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 1, now + 1, &rng), 1);
 	/* The second flow waits for the next interval. */
 	now += 100 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 2, now, &rng), 0);
-	now += 500 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 2, now, &rng), 1);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 2, now, &rng), 0);
+	now += 400 * US;
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 2, now, &rng), 1);
 	assert_int_equal(ws.ctr.rebalance[1], 2);
 	assert_int_equal(ws.ctr.flowlets[0] + ws.ctr.flowlets[1], 2);
 }
@@ -235,33 +236,33 @@ test_modes(void **state)
 	(void)state;
 	struct lsw_ecmp_grp g = grp(LSW_ECMP_HASH, &ws);
 	for (uint32_t h = 0; h < 1000; h++)
-		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, h * 0x9e3779b9u, now, &rng),
+		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, h * 0x9e3779b9u, now, &rng),
 				 (uint8_t)(((uint64_t)(h * 0x9e3779b9u) * 4) >> 32));
 	g = grp(LSW_ECMP_PACKET_RANDOM, &ws);
 	for (int i = 0; i < 4000; i++)
-		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 5, now, &rng)]++;
+		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 5, now, &rng)]++;
 	for (int i = 0; i < 4; i++)
 		assert_true(hits[i] > 800);
 	g = grp(LSW_ECMP_PACKET_QUALITY, &ws);
 	q[2] = 9;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 5, now, &rng), 2);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 5, now, &rng), 2);
 	q[2] = 1;
 	q[3] = 9;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 5, ++now, &rng), 3);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 5, ++now, &rng), 3);
 	assert_int_equal(ws.ctr.reassign[3], 1);
 	memset(tbl, 0, sizeof(tbl));
 	g = grp(LSW_ECMP_FIXED, &ws);
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 6, now, &rng), 3);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 6, now, &rng), 3);
 	q[3] = 1;
 	q[0] = 9;
 	now += 1000000 * US; /* a long gap, a better member: still pinned */
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 6, now, &rng), 3);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 6, now, &rng), 3);
 	memset(tbl, 0, sizeof(tbl));
 	memset(hits, 0, sizeof(hits));
 	g = grp(LSW_ECMP_FLOWLET_RANDOM, &ws);
 	for (int i = 0; i < 4000; i++) {
 		now += 300 * US; /* every packet a new flowlet */
-		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 7, now, &rng)]++;
+		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 7, now, &rng)]++;
 	}
 	for (int i = 0; i < 4; i++)
 		assert_true(hits[i] > 800);
