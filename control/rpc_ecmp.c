@@ -155,7 +155,7 @@ ecmp_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 			json_object_update_new(m, port_quality(sw, sw->fibc->fib->nh[g->member[i]].port));
 			json_object_update_new(m, json_pack(
 				"{s:I, s:I, s:I, s:I, s:I, s:I}",
-				"PACKETS", (json_int_t)c.pkts[i], "BYTES", (json_int_t)c.bytes[i],
+				"PACKETS", (json_int_t)c.tx[i].pkts, "BYTES", (json_int_t)c.tx[i].bytes,
 				"FLOWLETS", (json_int_t)c.flowlets[i],
 				"PATH_REASSIGNMENTS", (json_int_t)c.reassign[i],
 				"REBALANCES", (json_int_t)c.rebalance[i],

@@ -27,17 +27,6 @@ lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
 	ip->hdr_checksum = lsw_csum_update16(ip->hdr_checksum, m, (uint16_t)(m - 0x100));
 }
 
-/* 5-tuple hash; non-first fragments and other protocols hash on addresses and protocol. */
-uint32_t
-lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint32_t seed)
-{
-	uint32_t h = rte_hash_crc_4byte(ip->src_addr, 0);
-
-	h = rte_hash_crc_4byte(ip->dst_addr, h);
-	h = rte_hash_crc_4byte((uint32_t)pi->sport << 16 | pi->dport, h);
-	return lsw_hash_mix(rte_hash_crc_4byte(pi->l4_proto, h), seed);
-}
-
 /* Martian addresses, judged on the first octet alone so the common case is one test. */
 static inline enum lsw_drop
 check_addrs(uint32_t src, uint32_t dst)
@@ -185,9 +174,9 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 	  const struct lsw_nhg *g, const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 	  const struct lsw_pkt_info *pi, uint8_t tc, uint64_t now)
 {
-	if (unlikely(gid >= conf->ecmp.n_grp)) /* a group newer than the snapshot */
+	if (unlikely(gid >= conf->n_grp)) /* a group newer than the snapshot */
 		return (uint8_t)((uint64_t)lsw_ecmp_hash(ip, pi, conf->ecmp_seed) * g->n >> 32);
-	const struct lsw_ecmp_grp *eg = &conf->ecmp.grp[gid];
+	const struct lsw_ecmp_grp *eg = &conf->grp[gid];
 	uint8_t i;
 
 	if (likely(eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT))
@@ -195,8 +184,8 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 	else
 		i = lsw_ecmp_select(w, conf, eg, g, ip, pi, tc, now);
 	struct lsw_ecmp_ctr *c = &eg->ws[w->idx].ctr;
-	c->pkts[i]++;
-	c->bytes[i] += m->pkt_len;
+	c->tx[i].pkts++;
+	c->tx[i].bytes += m->pkt_len;
 	return i;
 }
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_rcu_qsbr.h>
@@ -66,6 +67,8 @@ struct lsw_dp_conf {
 	/* Read only when a queue is past its lowest threshold: kept out of the hot lines. */
 	struct lsw_aqm_cfg aqm[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	struct lsw_ecmp_dp ecmp;  /* quality thresholds, group modes (control/ecmp.c) */
+	uint32_t n_grp;           /* = ecmp.n_grp, ecmp.grp, read for every packet to a group */
+	const struct lsw_ecmp_grp *grp;
 };
 
 /* Worker to control plane: an ARP packet told us @ip is at @mac on @port. */
@@ -168,8 +171,17 @@ void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16
 void lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip);
 void lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
 		     struct rte_mbuf *m);
-uint32_t lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi,
-		       uint32_t seed);
+/* 5-tuple hash; non-first fragments and other protocols hash on addresses and protocol.
+ * Inline: it runs for every packet to a group. */
+static inline uint32_t
+lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint32_t seed)
+{
+	uint32_t h = rte_hash_crc_4byte(ip->src_addr, 0);
+
+	h = rte_hash_crc_4byte(ip->dst_addr, h);
+	h = rte_hash_crc_4byte((uint32_t)pi->sport << 16 | pi->dport, h);
+	return lsw_hash_mix(rte_hash_crc_4byte(pi->l4_proto, h), seed);
+}
 
 /* icmp.c */
 enum lsw_drop lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,

@@ -84,8 +84,9 @@ struct lsw_flowlet {
 
 /* A group's counters on one worker (the worker writes; readers sum). */
 struct lsw_ecmp_ctr {
-	uint64_t pkts[LSW_MAX_ECMP];
-	uint64_t bytes[LSW_MAX_ECMP];
+	struct {
+		uint64_t pkts, bytes;      /* side by side: one cache line for 4 members */
+	} tx[LSW_MAX_ECMP];
 	uint64_t flowlets[LSW_MAX_ECMP];   /* new flowlets (flows, for fixed) given the member */
 	uint64_t reassign[LSW_MAX_ECMP];   /* ... of which left another member for it */
 	uint64_t rebalance[LSW_MAX_ECMP];  /* reactive moves to the member */

@@ -344,8 +344,8 @@ test_paused_member(void **state)
 		if (t->conf->ecmp.grp[i].ws != NULL)
 			g = &t->conf->ecmp.grp[i];
 	assert_non_null(g);
-	assert_int_equal(g->ws[0].ctr.pkts[0] + g->ws[0].ctr.pkts[1], 128);
-	assert_true(g->ws[0].ctr.pkts[1] > 64);
+	assert_int_equal(g->ws[0].ctr.tx[0].pkts + g->ws[0].ctr.tx[1].pkts, 128);
+	assert_true(g->ws[0].ctr.tx[1].pkts > 64);
 	t_switch_free(t);
 }
 
