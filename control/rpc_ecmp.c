@@ -135,7 +135,8 @@ ecmp_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		return NULL;
 	if (v != NULL && (!json_is_string(v) ||
 			  !lsw_parse_prefix(json_string_value(v), &want, &want_len))) {
-		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "$.params.prefix: expected A.B.C.D/LEN");
+		lsw_errs_add(&e->errs, "$.params.prefix", "expected A.B.C.D/LEN");
+		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
 		return NULL;
 	}
 	json_t *groups = json_array();
@@ -166,8 +167,9 @@ ecmp_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		json_array_append_new(groups, o);
 	}
 	if (v != NULL && !found) {
-		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "$.params.prefix: no ECMP group for %s",
+		lsw_errs_add(&e->errs, "$.params.prefix", "no ECMP group for %s",
 			     json_string_value(v));
+		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
 		json_decref(groups);
 		return NULL;
 	}

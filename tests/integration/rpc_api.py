@@ -16,7 +16,7 @@ METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", 
            "neighbor.list", "stats.clear", "buffer.pools", "buffer.profiles", "pg.stats",
            "queue.stats", "buffer.stats", "buffer.histogram", "watermark.clear", "config.get",
            "config.validate", "config.set", "pfc.stats", "pfcwd.stats", "drops.list",
-           "drops.clear"}
+           "drops.clear", "ecmp.groups", "ecmp.stats"}
 
 
 class Raw:
@@ -110,6 +110,20 @@ def methods(sw):
     expect_error(sw, "drops.list", {"kind": "lost"}, -32602, "$.params.kind")
     expect_error(sw, "drops.list", {"limit": 0}, -32602, "$.params.limit")
     expect_error(sw, "drops.clear", {"x": 1}, -32602, "$.params.x")
+    # ECMP: no group here (one next hop); bad prefixes and params are refused by path.
+    assert sw.rpc("ecmp.groups")["groups"] == [] and sw.rpc("ecmp.stats")["groups"] == []
+    assert sw.rpc("ecmp.groups")["quality"]["sample_interval_us"] == 16
+    expect_error(sw, "ecmp.stats", {"prefix": "10.9.0.0"}, -32602, "$.params.prefix")
+    expect_error(sw, "ecmp.stats", {"prefix": "10.9.0.0/16"}, -32602, "$.params.prefix")
+    expect_error(sw, "ecmp.stats", {"x": 1}, -32602, "$.params.x")
+    expect_error(sw, "ecmp.groups", {"x": 1}, -32602, "$.params.x")
+    expect_error(sw, "config.set", {"config": {"ECMP": {"10.9.0.0/16": {"mode": "fixed"}}}},
+                 -32602, "$.ECMP['10.9.0.0/16']")
+    expect_error(sw, "config.set", {"config": {"ECMP": {"GLOBAL": {"queue_weight": 10}}}},
+                 -32602, "$.ECMP.GLOBAL.queue_weight")
+    sw.rpc("config.set", {"config": {"ECMP": {"GLOBAL": {"load_weight": 70,
+                                                         "queue_weight": 30}}}})
+    assert sw.rpc("ecmp.groups")["quality"]["load_weight"] == 70
     for m in ("pfc.stats", "pfcwd.stats", "queue.stats", "pg.stats", "drops.list"):
         expect_error(sw, m, {"port": "Ethernet99"}, -32602, "$.params.port")
         expect_error(sw, m, {"x": 1}, -32602, "$.params.x")
