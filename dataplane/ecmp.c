@@ -189,8 +189,8 @@ lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint1
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		queued += s->q[q].bytes;
 	lsw_ecmp_publish_paused(w, port, now);
-	lsw_ecmp_sample(&w->dp->ecmp_sig[port], &conf->ecmp, port, w->ctr->port[port].ctr[LSW_PC_IF_OUT_OCTETS],
-			queued, now);
+	lsw_ecmp_sample(&w->dp->ecmp_sig[port], &conf->ecmp, port,
+			w->ctr->port[port].ctr[LSW_PC_IF_OUT_OCTETS], queued, now);
 }
 
 /* The member of group @g (settings @eg) for this packet of traffic class @tc. */
