@@ -115,8 +115,6 @@ lsw_ecmp_build(struct lsw_switch *sw, struct lsw_dp_conf *d)
 			return -1;
 		}
 	}
-	d->n_grp = e->n_grp;
-	d->grp = e->grp;
 	return 0;
 }
 

@@ -174,9 +174,9 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 	  const struct lsw_nhg *g, const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 	  const struct lsw_pkt_info *pi, uint8_t tc, uint64_t now)
 {
-	if (unlikely(gid >= conf->n_grp)) /* a group newer than the snapshot */
+	if (unlikely(gid >= conf->ecmp.n_grp)) /* a group newer than the snapshot */
 		return (uint8_t)((uint64_t)lsw_ecmp_hash(ip, pi, conf->ecmp_seed) * g->n >> 32);
-	const struct lsw_ecmp_grp *eg = &conf->grp[gid];
+	const struct lsw_ecmp_grp *eg = &conf->ecmp.grp[gid];
 	uint8_t i;
 
 	if (likely(eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT))

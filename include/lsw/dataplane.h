@@ -67,8 +67,6 @@ struct lsw_dp_conf {
 	/* Read only when a queue is past its lowest threshold: kept out of the hot lines. */
 	struct lsw_aqm_cfg aqm[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	struct lsw_ecmp_dp ecmp;  /* quality thresholds, group modes (control/ecmp.c) */
-	uint32_t n_grp;           /* = ecmp.n_grp, ecmp.grp, read for every packet to a group */
-	const struct lsw_ecmp_grp *grp;
 };
 
 /* Worker to control plane: an ARP packet told us @ip is at @mac on @port. */
