@@ -80,3 +80,48 @@ static const struct lsw_rpc_method m_stats_clear = {
 	.fn = stats_clear,
 };
 LSW_RPC_REGISTER(m_stats_clear)
+
+/* stats.get: what the per-feature methods return, in one document under one timestamp, so
+ * that a script computes rates from two calls. Each part is the method's own result (the
+ * same names and shape as RPC.md documents for it) without its own timestamp. */
+static const struct {
+	const char *key, *method;
+} stats_parts[] = {
+	{"switch", "switch.info"}, {"port", "port.stats"}, {"pg", "pg.stats"},
+	{"queue", "queue.stats"}, {"buffer", "buffer.stats"}, {"pfc", "pfc.stats"},
+	{"pfcwd", "pfcwd.stats"}, {"ecmp", "ecmp.stats"},
+};
+
+static json_t *
+stats_get(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {NULL};
+	json_t *out, *empty;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	out = json_pack("{s:I}", "timestamp_ns", (json_int_t)lsw_now_ns());
+	empty = json_object();
+	for (size_t i = 0; i < RTE_DIM(stats_parts); i++) {
+		const struct lsw_rpc_method *m = lsw_rpc_method_find(stats_parts[i].method);
+		json_t *r = m->fn(sw, empty, e);
+		if (r == NULL) {
+			json_decref(empty);
+			json_decref(out);
+			return NULL;
+		}
+		json_object_del(r, "timestamp_ns");
+		json_object_set_new(out, stats_parts[i].key, r);
+	}
+	json_decref(empty);
+	return out;
+}
+
+static const struct lsw_rpc_method m_stats_get = {
+	.name = "stats.get",
+	.summary = "Every counter of the switch in one document, with a monotonic timestamp",
+	.params = "",
+	.safe_while_forwarding = true,
+	.fn = stats_get,
+};
+LSW_RPC_REGISTER(m_stats_get)
