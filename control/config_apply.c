@@ -7,9 +7,10 @@
  * What can change at run time: buffer pool sizes and shared headroom, profile thresholds
  * and sizes, PG and queue bindings that keep their pool, cable lengths and the headroom
  * inputs, classification maps, schedulers, port speeds and admin status, and the LSW.global
- * timers. The MMU state survives because every in-flight packet releases to the same pool
- * it was charged to. Anything else (ports, devargs, lcores, mbufs, the cell size, routes
- * and neighbors) is refused with its JSON path and "needs a restart".
+ * timers, interface addresses, static routes and neighbors (fib.c replaces each changed
+ * route in place), the ECMP table. The MMU state survives because every in-flight packet
+ * releases to the same pool it was charged to. Anything else (ports, devargs, lcores,
+ * mbufs, the cell size) is refused with its JSON path and "needs a restart".
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "lsw/log.h"
 #include "jsonv.h"
 #include "eal.h"
+#include "fib.h"
 #include "switch.h"
 
 json_t *
@@ -106,8 +108,6 @@ lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
 			lsw_path_key(pm, p, "mtu");
 			restart(errs, pm, "an MTU larger than the mbufs lsw started with");
 		}
-		if (a->n_addr != b->n_addr || !SAME(a->addr, b->addr))
-			restart(errs, "$.INTERFACE", "changing addresses");
 		/* A PG or queue may take another profile, but not another pool: its packets in
 		 * flight give their buffer back to the pool they were charged to. */
 		for (int k = 0; k < 8; k++) {
@@ -123,12 +123,6 @@ lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
 			}
 		}
 	}
-	if (o->n_routes != n->n_routes ||
-	    (o->n_routes && memcmp(o->routes, n->routes, o->n_routes * sizeof(*o->routes)) != 0))
-		restart(errs, "$.STATIC_ROUTE", "changing static routes");
-	if (o->n_neighs != n->n_neighs ||
-	    (o->n_neighs && memcmp(o->neighs, n->neighs, o->n_neighs * sizeof(*o->neighs)) != 0))
-		restart(errs, "$.NEIGH", "changing static neighbors");
 	if (oq->buf.cell != nq->buf.cell || oq->buf.n_ai_sizes != nq->buf.n_ai_sizes ||
 	    !SAME(oq->buf.ai_sizes, nq->buf.ai_sizes))
 		restart(errs, "$.LSW.buffer", "the cell size or the AI packet sizes");
@@ -171,13 +165,24 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 		if (n->port[i].admin_up != o->port[i].admin_up)
 			lsw_port_set_admin(sw, i, n->port[i].admin_up);
 	}
+	/* The FIB first: the new snapshot gives its new groups their ECMP state. */
+	if (lsw_fibctl_update(sw->fibc, o, n, lsw_now_ns()) != 0) {
+		lsw_fibctl_update(sw->fibc, n, o, lsw_now_ns()); /* undo what went in */
+		lsw_fibctl_reclaim(sw->fibc);
+		return -1;
+	}
 	sw->cfg = n;
 	struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
 	if (conf == NULL) {
 		sw->cfg = o;
+		lsw_fibctl_update(sw->fibc, n, o, lsw_now_ns());
+		lsw_fibctl_reclaim(sw->fibc);
 		return -1;
 	}
-	lsw_snapshot_publish(sw, conf);
+	lsw_snapshot_publish(sw, conf); /* returns after a grace period */
+	for (uint32_t i = 0; i < sw->fibc->n_dead_gid; i++)
+		lsw_ecmp_forget(sw, sw->fibc->dead_gid[i]);
+	lsw_fibctl_reclaim(sw->fibc);
 	if (lsw_dropsnap_config(sw, o) != 0)
 		LSW_LOG(ERR, "out of memory for %u drop snapshots: the store keeps its size",
 			n->g.drop_snapshots);

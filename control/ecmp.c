@@ -178,3 +178,12 @@ lsw_ecmp_clear(struct lsw_switch *sw)
 		if (sw->ecmp[gid] != NULL)
 			sum(sw, gid, &sw->ecmp[gid]->base);
 }
+
+void
+lsw_ecmp_forget(struct lsw_switch *sw, uint32_t gid)
+{
+	if (sw->ecmp[gid] == NULL)
+		return;
+	memset(sw->ecmp[gid]->ws, 0, sizeof(*sw->ecmp[gid]->ws) * LSW_MAX_WORKERS);
+	memset(&sw->ecmp[gid]->base, 0, sizeof(sw->ecmp[gid]->base));
+}

@@ -197,7 +197,10 @@ static_route_value(struct lsw_fibctl *fc, const struct lsw_route_conf *r)
 	}
 	if (r->n_nh == 1)
 		return LSW_FIB_NH_BIT | ids[0];
-	if (fc->next_group == LSW_MAX_NHG)
+	uint32_t gid = LSW_NHG_ID_FIRST_FREE;
+	while (gid < LSW_MAX_NHG && fc->fib->group[gid] != NULL)
+		gid++;
+	if (gid == LSW_MAX_NHG)
 		return UINT32_MAX;
 	struct lsw_nhg *g = rte_zmalloc("lsw_nhg", sizeof(*g), 0);
 	if (g == NULL)
@@ -205,40 +208,261 @@ static_route_value(struct lsw_fibctl *fc, const struct lsw_route_conf *r)
 	g->type = LSW_NHG_FORWARD;
 	g->n = r->n_nh;
 	memcpy(g->member, ids, r->n_nh * sizeof(ids[0]));
-	uint32_t gid = fc->next_group++;
+	if (gid >= fc->next_group)
+		fc->next_group = gid + 1;
 	__atomic_store_n(&fc->fib->group[gid], g, __ATOMIC_RELEASE);
 	return gid;
+}
+
+/* Take @route's list entry out, and its prefix out of the LPM. */
+static void
+route_remove(struct lsw_fibctl *fc, struct lsw_route *r)
+{
+	rte_lpm_delete(fc->fib->lpm, r->prefix, r->plen);
+	*r = fc->routes[--fc->n_routes];
+}
+
+static void
+route_del(struct lsw_fibctl *fc, uint32_t prefix, uint8_t plen, uint8_t kind)
+{
+	struct lsw_route *r = route_find(fc, prefix, plen);
+
+	if (r != NULL && r->kind == kind)
+		route_remove(fc, r);
+}
+
+/* A static route's value is no longer used: its next hops lose a reference, its group is
+ * freed after the grace period (lsw_fibctl_reclaim): a worker may still hold its id. */
+static void
+value_release(struct lsw_fibctl *fc, uint32_t v)
+{
+	if (v & LSW_FIB_NH_BIT) {
+		fc->meta[v & ~LSW_FIB_NH_BIT].refs--;
+		return;
+	}
+	if (v < LSW_NHG_ID_FIRST_FREE)
+		return;
+	const struct lsw_nhg *g = fc->fib->group[v];
+	for (unsigned int i = 0; i < g->n; i++)
+		fc->meta[g->member[i]].refs--;
+	fc->dead_gid[fc->n_dead_gid++] = v;
+}
+
+/* Forget next hop @id: its host route now, its slot after the grace period. */
+static void
+nh_kill(struct lsw_fibctl *fc, uint32_t id)
+{
+	struct lsw_nh_meta *m = &fc->meta[id];
+	uint32_t ip = fc->fib->nh[id].ip;
+
+	if (m->host_route)
+		route_del(fc, ip, 32, LSW_RT_NEIGH);
+	rte_hash_del_key(fc->nh_by_ip, &ip);
+	m->state = LSW_NH_RECLAIM;
+	m->host_route = false;
+	fc->dead_nh[fc->n_dead_nh++] = id;
+}
+
+static bool
+same_route(const struct lsw_route_conf *a, const struct lsw_route_conf *b)
+{
+	if (a->blackhole != b->blackhole || a->n_nh != b->n_nh)
+		return false;
+	for (unsigned int i = 0; i < a->n_nh; i++)
+		if (a->nh_ip[i] != b->nh_ip[i] || a->nh_port[i] != b->nh_port[i])
+			return false;
+	return true;
+}
+
+static const struct lsw_route_conf *
+conf_route(const struct lsw_config *c, uint32_t prefix, uint8_t plen)
+{
+	for (uint32_t i = 0; c != NULL && i < c->n_routes; i++)
+		if (c->routes[i].prefix == prefix && c->routes[i].plen == plen)
+			return &c->routes[i];
+	return NULL;
+}
+
+/* @c's entry for @n's address on @n's port, with the same MAC if @mac_too. */
+static const struct lsw_neigh_conf *
+conf_neigh(const struct lsw_config *c, const struct lsw_neigh_conf *n, bool mac_too)
+{
+	for (uint32_t i = 0; c != NULL && i < c->n_neighs; i++)
+		if (c->neighs[i].ip == n->ip && c->neighs[i].port == n->port &&
+		    (!mac_too || rte_is_same_ether_addr(&c->neighs[i].mac, &n->mac)))
+			return &c->neighs[i];
+	return NULL;
+}
+
+static bool
+conf_has_addr(const struct lsw_config *c, uint16_t port, const struct lsw_addr *a)
+{
+	if (c == NULL || port >= c->n_ports)
+		return false;
+	for (unsigned int i = 0; i < c->port[port].n_addr; i++)
+		if (c->port[port].addr[i].ip == a->ip && c->port[port].addr[i].plen == a->plen)
+			return true;
+	return false;
+}
+
+static bool
+on_subnet(const struct lsw_config *c, uint16_t port, uint32_t ip)
+{
+	for (unsigned int i = 0; port < c->n_ports && i < c->port[port].n_addr; i++) {
+		const struct lsw_addr *a = &c->port[port].addr[i];
+		if (((a->ip ^ ip) & lsw_prefix_mask(a->plen)) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int
+update_addrs(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n)
+{
+	for (uint16_t p = 0; o != NULL && p < o->n_ports; p++)
+		for (unsigned int i = 0; i < o->port[p].n_addr; i++) {
+			const struct lsw_addr *a = &o->port[p].addr[i];
+			if (conf_has_addr(n, p, a))
+				continue;
+			route_del(fc, a->ip, 32, LSW_RT_LOCAL);
+			route_del(fc, a->ip & lsw_prefix_mask(a->plen), a->plen, LSW_RT_CONNECTED);
+		}
+	for (uint16_t p = 0; p < n->n_ports; p++)
+		for (unsigned int i = 0; i < n->port[p].n_addr; i++) {
+			const struct lsw_addr *a = &n->port[p].addr[i];
+			if (conf_has_addr(o, p, a))
+				continue;
+			if (route_add(fc, a->ip, 32, LSW_RT_LOCAL, p, LSW_NHG_ID_LOCAL) != 0)
+				return -1;
+			if (a->plen < 32 &&
+			    route_add(fc, a->ip & lsw_prefix_mask(a->plen), a->plen,
+				      LSW_RT_CONNECTED, p, LSW_NHG_ID_GLEAN0 + p) != 0)
+				return -1;
+		}
+	return 0;
+}
+
+/* Static routes: a changed one is replaced in place (rte_lpm_add overwrites the rule), so
+ * its traffic never sees a missing route. */
+static int
+update_routes(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n)
+{
+	for (uint32_t i = 0; o != NULL && i < o->n_routes; i++) {
+		const struct lsw_route_conf *r = &o->routes[i];
+		struct lsw_route *fr = route_find(fc, r->prefix, r->plen);
+		if (conf_route(n, r->prefix, r->plen) != NULL || fr == NULL ||
+		    fr->kind != LSW_RT_STATIC)
+			continue;
+		value_release(fc, fr->value);
+		route_remove(fc, fr);
+	}
+	for (uint32_t i = 0; i < n->n_routes; i++) {
+		const struct lsw_route_conf *r = &n->routes[i], *or = conf_route(o, r->prefix, r->plen);
+		struct lsw_route *fr = route_find(fc, r->prefix, r->plen);
+		if (or != NULL && fr != NULL && fr->kind == LSW_RT_STATIC && same_route(or, r))
+			continue;
+		uint32_t v = static_route_value(fc, r);
+		if (v == UINT32_MAX)
+			return -1;
+		if (fr == NULL) {
+			if (route_add(fc, r->prefix, r->plen, LSW_RT_STATIC, 0, v) != 0)
+				return -1;
+			continue;
+		}
+		if (rte_lpm_add(fc->fib->lpm, r->prefix, r->plen, v) != 0)
+			return -1;
+		if (fr->kind == LSW_RT_STATIC) /* else a neighbor's host route it now covers */
+			value_release(fc, fr->value);
+		else if (fr->value & LSW_FIB_NH_BIT)
+			fc->meta[fr->value & ~LSW_FIB_NH_BIT].host_route = false;
+		*fr = (struct lsw_route){.prefix = r->prefix, .plen = r->plen,
+					 .kind = LSW_RT_STATIC, .value = v};
+	}
+	return 0;
+}
+
+static int
+update_neighs(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n,
+	      uint64_t now_ns)
+{
+	/* Gone or moved to another port: back to unresolved, so that ARP takes over for the
+	 * routes using it. A new MAC is written in place below, with no unresolved moment. */
+	for (uint32_t i = 0; o != NULL && i < o->n_neighs; i++) {
+		int id = lsw_fibctl_nh_find(fc, o->neighs[i].ip);
+		if (conf_neigh(n, &o->neighs[i], false) != NULL || id < 0 ||
+		    fc->meta[id].state != LSW_NH_STATIC)
+			continue;
+		__atomic_store_n(&fc->fib->nh[id].mac, 0, __ATOMIC_RELEASE);
+		fc->meta[id].state = LSW_NH_INCOMPLETE;
+		if (fc->meta[id].host_route)
+			route_del(fc, o->neighs[i].ip, 32, LSW_RT_NEIGH);
+		fc->meta[id].host_route = false;
+		if (fc->meta[id].refs == 0 || fc->fib->nh[id].port != o->neighs[i].port)
+			nh_kill(fc, (uint32_t)id);
+	}
+	for (uint32_t i = 0; i < n->n_neighs; i++) {
+		const struct lsw_neigh_conf *nb = &n->neighs[i];
+		if (conf_neigh(o, nb, true) != NULL)
+			continue;
+		int id = nh_get(fc, nb->ip, nb->port);
+		if (id < 0 || nh_resolve(fc, id, lsw_mac_to_u64(&nb->mac), LSW_NH_STATIC,
+					 now_ns) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Next hops nothing needs any more: unresolved ones no route uses, learned ones no longer
+ * on a subnet of their port. Resolved ones whose host route a deleted route uncovered get
+ * it back. */
+static int
+nh_gc(struct lsw_fibctl *fc, const struct lsw_config *n)
+{
+	for (uint32_t id = 0; id < LSW_MAX_NH; id++) {
+		struct lsw_nh_meta *m = &fc->meta[id];
+		const struct lsw_nh *nh = &fc->fib->nh[id];
+		if ((m->state == LSW_NH_INCOMPLETE && m->refs == 0) ||
+		    (m->state == LSW_NH_LEARNED && m->refs == 0 && !on_subnet(n, nh->port, nh->ip)))
+			nh_kill(fc, id);
+		else if ((m->state == LSW_NH_LEARNED || m->state == LSW_NH_STATIC) &&
+			 !m->host_route && route_find(fc, nh->ip, 32) == NULL) {
+			if (route_add(fc, nh->ip, 32, LSW_RT_NEIGH, nh->port,
+				      LSW_FIB_NH_BIT | id) != 0)
+				return -1;
+			m->host_route = true;
+		}
+	}
+	return 0;
+}
+
+int
+lsw_fibctl_update(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n,
+		  uint64_t now_ns)
+{
+	if (update_addrs(fc, o, n) != 0 || update_routes(fc, o, n) != 0 ||
+	    update_neighs(fc, o, n, now_ns) != 0 || nh_gc(fc, n) != 0) {
+		LSW_LOG(ERR, "FIB: could not install the configured routes (%u installed): "
+			"table full", fc->n_routes);
+		return -1;
+	}
+	return 0;
 }
 
 int
 lsw_fibctl_load(struct lsw_fibctl *fc, const struct lsw_config *c)
 {
-	for (uint16_t p = 0; p < c->n_ports; p++) {
-		for (unsigned int i = 0; i < c->port[p].n_addr; i++) {
-			const struct lsw_addr *a = &c->port[p].addr[i];
-			if (route_add(fc, a->ip, 32, LSW_RT_LOCAL, p, LSW_NHG_ID_LOCAL) != 0)
-				goto fail;
-			if (a->plen < 32 &&
-			    route_add(fc, a->ip & lsw_prefix_mask(a->plen), a->plen,
-				      LSW_RT_CONNECTED, p, LSW_NHG_ID_GLEAN0 + p) != 0)
-				goto fail;
-		}
+	return lsw_fibctl_update(fc, NULL, c, 0);
+}
+
+void
+lsw_fibctl_reclaim(struct lsw_fibctl *fc)
+{
+	for (uint32_t i = 0; i < fc->n_dead_gid; i++) {
+		uint32_t gid = fc->dead_gid[i];
+		rte_free(fc->fib->group[gid]);
+		fc->fib->group[gid] = NULL;
 	}
-	for (uint32_t i = 0; i < c->n_routes; i++) {
-		const struct lsw_route_conf *r = &c->routes[i];
-		uint32_t v = static_route_value(fc, r);
-		if (v == UINT32_MAX || route_add(fc, r->prefix, r->plen, LSW_RT_STATIC, 0, v) != 0)
-			goto fail;
-	}
-	for (uint32_t i = 0; i < c->n_neighs; i++) {
-		const struct lsw_neigh_conf *n = &c->neighs[i];
-		int id = nh_get(fc, n->ip, n->port);
-		if (id < 0 || nh_resolve(fc, id, lsw_mac_to_u64(&n->mac), LSW_NH_STATIC, 0) != 0)
-			goto fail;
-	}
-	return 0;
-fail:
-	LSW_LOG(ERR, "FIB: could not install the configured routes (%u installed): "
-		"table full", fc->n_routes);
-	return -1;
+	for (uint32_t i = 0; i < fc->n_dead_nh; i++)
+		fc->meta[fc->dead_nh[i]] = (struct lsw_nh_meta){.state = LSW_NH_FREE};
+	fc->n_dead_gid = fc->n_dead_nh = 0;
 }

@@ -21,6 +21,7 @@ enum lsw_nh_state {
 	LSW_NH_INCOMPLETE,  /* wanted by a route, not resolved yet */
 	LSW_NH_LEARNED,     /* resolved by ARP */
 	LSW_NH_STATIC,      /* NEIGH table */
+	LSW_NH_RECLAIM,     /* forgotten; the slot is free after the grace period */
 };
 
 struct lsw_route {
@@ -50,13 +51,22 @@ struct lsw_fibctl {
 	struct lsw_nh_meta meta[LSW_MAX_NH];
 	uint32_t n_routes, cap;
 	struct lsw_route *routes;
-	uint32_t next_group;
+	uint32_t next_group;              /* one past the highest group id ever used */
+	/* Freed by lsw_fibctl_update, reclaimed once no worker can hold them. */
+	uint32_t n_dead_gid, dead_gid[LSW_MAX_NHG];
+	uint32_t n_dead_nh, dead_nh[LSW_MAX_NH];
 };
 
 struct lsw_fibctl *lsw_fibctl_create(struct rte_rcu_qsbr *qsv, const char *name);
 void lsw_fibctl_destroy(struct lsw_fibctl *fc);
 /* Connected subnets, local addresses, static routes and static neighbors of @c. */
 int lsw_fibctl_load(struct lsw_fibctl *fc, const struct lsw_config *c);
+/* Go from what @o (NULL: nothing) installed to what @n says, without a moment where a
+ * route that stays is missing. Groups and next hops it frees wait in dead_gid/dead_nh for
+ * lsw_fibctl_reclaim, which the caller runs after an RCU grace period. -1: table full. */
+int lsw_fibctl_update(struct lsw_fibctl *fc, const struct lsw_config *o,
+		      const struct lsw_config *n, uint64_t now_ns);
+void lsw_fibctl_reclaim(struct lsw_fibctl *fc);
 /* What ARP taught: returns 1 if the table changed, 0 if not, -1 if full. */
 int lsw_fibctl_neigh_learn(struct lsw_fibctl *fc, uint32_t ip, uint16_t port, uint64_t mac,
 			   bool update_only, uint64_t now_ns);

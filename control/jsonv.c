@@ -25,13 +25,34 @@ lsw_errs_add(struct lsw_errs *errs, const char *path, const char *fmt, ...)
 }
 
 json_t *
+lsw_jv_text(const char *s)
+{
+	size_t n = strlen(s);
+	json_t *v = json_stringn(s, n);
+
+	/* Cut short by a bounded snprintf: drop the incomplete sequence at the end. */
+	for (size_t k = 1; v == NULL && k <= 3 && k <= n; k++)
+		v = json_stringn(s, n - k);
+	if (v == NULL) {
+		char *c = strdup(s);
+		for (char *p = c; p != NULL && *p != '\0'; p++)
+			if ((unsigned char)*p >= 0x80)
+				*p = '?';
+		v = c != NULL ? json_string(c) : NULL;
+		free(c);
+	}
+	return v;
+}
+
+json_t *
 lsw_errs_to_json(const struct lsw_errs *errs)
 {
 	json_t *a = json_array();
 
 	for (unsigned int i = 0; i < errs->n && i < LSW_ERRS_MAX; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s}", "path", errs->e[i].path,
-						   "message", errs->e[i].msg));
+		json_array_append_new(a, json_pack("{s:o, s:o}", "path",
+						   lsw_jv_text(errs->e[i].path), "message",
+						   lsw_jv_text(errs->e[i].msg)));
 	return a;
 }
 

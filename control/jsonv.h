@@ -42,6 +42,11 @@ bool lsw_jv_mac(json_t *v, const char *path, struct rte_ether_addr *out,
 bool lsw_jv_size(json_t *v, const char *path, uint64_t max, uint64_t *out,
 		 struct lsw_errs *errs);
 
+/* A JSON string of @s, which may quote a client's text cut anywhere by a bounded snprintf
+ * (an error message or path): an incomplete UTF-8 sequence at the end is dropped, any other
+ * byte that is not UTF-8 becomes '?', so that the error still gets its answer. */
+json_t *lsw_jv_text(const char *s);
+
 /* Text parsers, usable on keys too. */
 bool lsw_parse_ipv4(const char *s, uint32_t *ip);
 bool lsw_parse_prefix(const char *s, uint32_t *ip, uint8_t *plen);

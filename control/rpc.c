@@ -96,7 +96,7 @@ lsw_rpc_port_param(struct lsw_switch *sw, json_t *params, bool required,
 json_t *
 lsw_rpc_error_response(json_t *id, int code, const char *message, json_t *data)
 {
-	json_t *err = json_pack("{s:i, s:s}", "code", code, "message", message);
+	json_t *err = json_pack("{s:i, s:o}", "code", code, "message", lsw_jv_text(message));
 
 	if (data != NULL)
 		json_object_set_new(err, "data", data);

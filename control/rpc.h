@@ -48,6 +48,9 @@ bool lsw_rpc_params_check(json_t *params, const char *const *allowed, struct lsw
 /* Optional or required "port" by name: index, -1 when absent and optional, -2 on error. */
 int lsw_rpc_port_param(struct lsw_switch *sw, json_t *params, bool required,
 		       struct lsw_rpc_error *e);
+/* config.set's work: merge @patch over the running config, validate, apply; the result or
+ * NULL with @e set (the running state unchanged). */
+json_t *lsw_rpc_config_apply(struct lsw_switch *sw, json_t *patch, struct lsw_rpc_error *e);
 void lsw_rpc_fail(struct lsw_rpc_error *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

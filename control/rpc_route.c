@@ -83,7 +83,7 @@ neighbor_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 	json_t *a = json_array();
 	for (uint32_t id = 0; id < LSW_MAX_NH; id++) {
 		const struct lsw_nh_meta *m = &fc->meta[id];
-		if (m->state == LSW_NH_FREE)
+		if (m->state == LSW_NH_FREE || m->state == LSW_NH_RECLAIM)
 			continue;
 		json_t *o = nh_json(sw, id);
 		json_object_set_new(o, "state", json_string(state_names[m->state]));

@@ -109,6 +109,8 @@ const struct lsw_ecmp_grp_conf *lsw_ecmp_group_conf(const struct lsw_config *c,
 /* Group @gid's counters summed over the workers, minus the last clear. */
 void lsw_ecmp_counters(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out);
 void lsw_ecmp_clear(struct lsw_switch *sw);
+/* Group @gid is gone and no worker holds it: its id starts again from zero counters. */
+void lsw_ecmp_forget(struct lsw_switch *sw, uint32_t gid);
 
 /* dropsnap.c */
 int lsw_dropsnap_init(struct lsw_switch *sw);

@@ -174,7 +174,8 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 	  const struct lsw_nhg *g, const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 	  const struct lsw_pkt_info *pi, uint8_t tc, uint64_t now)
 {
-	if (unlikely(gid >= conf->ecmp.n_grp)) /* a group newer than the snapshot */
+	/* A group newer than the snapshot (the FIB changes first): hash until it has one. */
+	if (unlikely(gid >= conf->ecmp.n_grp || conf->ecmp.grp[gid].ws == NULL))
 		return (uint8_t)((uint64_t)lsw_ecmp_hash(ip, pi, conf->ecmp_seed) * g->n >> 32);
 	const struct lsw_ecmp_grp *eg = &conf->ecmp.grp[gid];
 	uint8_t i;

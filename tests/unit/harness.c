@@ -10,6 +10,7 @@
 #include <rte_malloc.h>
 #include "jsonv.h"
 #include "harness.h"
+#include "rpc.h"
 
 static struct rte_mempool *pool;
 
@@ -390,4 +391,37 @@ t_config_refused(const char *base, const char *const (*cases)[3], size_t n)
 			fail_msg("%s: no error '%s' at %s", patch, words, path);
 		}
 	}
+}
+
+json_t *
+t_rpc(struct t_switch *t, const char *method, const char *params)
+{
+	json_error_t je;
+	json_t *p = params ? json_loads(params, 0, &je) : json_object();
+	json_t *req, *resp;
+
+	if (p == NULL) {
+		fprintf(stderr, "bad test params: %s\n", je.text);
+		abort();
+	}
+	req = json_pack("{s:s, s:i, s:s, s:o}", "jsonrpc", "2.0", "id", 1, "method", method,
+			"params", p);
+	resp = lsw_rpc_handle(&t->sw, req);
+	json_decref(req);
+	t->conf = t->sw.dp.conf; /* a config change published a new snapshot */
+	return resp;
+}
+
+json_t *
+t_rpc_ok(struct t_switch *t, const char *method, const char *params, json_t **resp)
+{
+	*resp = t_rpc(t, method, params);
+	json_t *r = json_object_get(*resp, "result");
+	if (r == NULL) {
+		char *txt = json_dumps(*resp, 0);
+		fprintf(stderr, "%s %s: %s\n", method, params ? params : "", txt);
+		free(txt);
+	}
+	assert_non_null(r);
+	return r;
 }

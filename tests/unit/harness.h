@@ -61,6 +61,11 @@ uint16_t t_build_ipv4(uint8_t *buf, const struct t_flow *f);
 uint16_t t_build_arp(uint8_t *buf, uint16_t op, const char *smac, const char *sip,
 		     const char *tmac, const char *tip, const char *eth_dst);
 uint32_t t_ip(const char *s);
+/* Call RPC @method with @params (JSON text, NULL for none) on the test switch, as the socket
+ * would; the response object (the caller frees it). The harness follows the snapshot. */
+json_t *t_rpc(struct t_switch *t, const char *method, const char *params);
+/* The "result" of a call that must succeed (a borrowed reference into *@resp). */
+json_t *t_rpc_ok(struct t_switch *t, const char *method, const char *params, json_t **resp);
 void t_mac(const char *s, struct rte_ether_addr *m);
 /* Config tests: @base with the RFC 7386 merge patch @patch applied, validated. */
 struct lsw_config *t_config_patch(const char *base, const char *patch, struct lsw_errs *errs);

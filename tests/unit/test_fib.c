@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Routes, neighbors and addresses changed at run time (route.add/del, neighbor.add/del,
+ * config.set on STATIC_ROUTE, NEIGH, INTERFACE): each change reaches the forwarding path,
+ * a changed route is replaced in place, freed groups and next hops are reclaimed and
+ * reused, refusals leave the FIB as it was.
+ */
+#include <string.h>
+#include "harness.h"
+
+static uint8_t buf[2048];
+
+/* Send a packet from Ethernet0 to @dst: the port it leaves on (-1: none), its MAC in @mac. */
+static int
+route_of(struct t_switch *t, const char *dst, struct rte_ether_addr *mac)
+{
+	struct t_flow f = {.src = "10.0.0.1", .dst = dst, .sport = 7, .dport = 9, .payload = 64,
+			   .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+	int out = -1;
+
+	t_rx(t, T_PORT0, buf, len, 0);
+	for (uint16_t p = 0; p < t->sw.cfg->n_ports; p++) {
+		struct rte_mbuf *m;
+		while ((m = t_tx_take(t, p)) != NULL) {
+			if (mac != NULL)
+				*mac = rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr;
+			out = p;
+			rte_pktmbuf_free(m);
+		}
+	}
+	return out;
+}
+
+static bool
+mac_is(const struct rte_ether_addr *a, const char *s)
+{
+	struct rte_ether_addr b;
+
+	t_mac(s, &b);
+	return rte_is_same_ether_addr(a, &b);
+}
+
+/* The route.list entry for @prefix, or NULL. */
+static json_t *
+route_entry(struct t_switch *t, const char *prefix, json_t **resp)
+{
+	json_t *a = t_rpc_ok(t, "route.list", NULL, resp), *r;
+	size_t i;
+
+	json_array_foreach(a, i, r)
+		if (strcmp(json_string_value(json_object_get(r, "prefix")), prefix) == 0)
+			return r;
+	return NULL;
+}
+
+static const char *
+error_path(json_t *resp)
+{
+	json_t *errs = json_object_get(json_object_get(json_object_get(resp, "error"), "data"),
+				       "errors");
+	return json_string_value(json_object_get(json_array_get(errs, 0), "path"));
+}
+
+static void
+test_route_add_replace_del(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct rte_ether_addr mac;
+	json_t *resp;
+
+	(void)state;
+	assert_int_equal(route_of(t, "10.5.1.1", NULL), -1);
+	t_rpc_ok(t, "route.add", "{\"prefix\": \"10.5.0.0/16\", \"nexthop\": \"10.0.1.3\"}", &resp);
+	json_decref(resp);
+	assert_int_equal(route_of(t, "10.5.1.1", &mac), T_PORT8);
+	assert_true(mac_is(&mac, "02:00:00:00:08:01"));
+	/* The running config says what the FIB holds. */
+	resp = t_rpc(t, "config.get", NULL);
+	assert_non_null(json_object_get(json_object_get(json_object_get(resp, "result"),
+							"STATIC_ROUTE"), "10.5.0.0/16"));
+	json_decref(resp);
+
+	/* Adding it again is refused by path; replace changes it whole (ifname goes). */
+	resp = t_rpc(t, "route.add", "{\"prefix\": \"10.5.0.0/16\", \"nexthop\": \"10.0.1.1\"}");
+	assert_string_equal(error_path(resp), "$.params.prefix");
+	json_decref(resp);
+	t_rpc_ok(t, "route.add", "{\"prefix\": \"10.2.0.0/16\", \"nexthop\": [\"10.0.1.3\"], "
+		 "\"replace\": true}", &resp);
+	json_decref(resp);
+	assert_int_equal(route_of(t, "10.2.9.9", &mac), T_PORT8);
+	resp = t_rpc(t, "config.get", NULL);
+	assert_null(json_object_get(json_object_get(json_object_get(json_object_get(resp,
+		"result"), "STATIC_ROUTE"), "10.2.0.0/16"), "ifname"));
+	json_decref(resp);
+
+	/* A blackhole, then gone: 10.3.x falls back to no route. */
+	assert_int_equal(route_of(t, "10.3.0.1", NULL), -1);
+	uint64_t bh = t_drops(t, T_PORT0, LSW_DROP_BLACKHOLE_ROUTE);
+	t_rpc_ok(t, "route.del", "{\"prefix\": \"10.3.0.0/16\"}", &resp);
+	json_decref(resp);
+	assert_int_equal(route_of(t, "10.3.0.1", NULL), -1);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_BLACKHOLE_ROUTE), bh);
+	assert_null(route_entry(t, "10.3.0.0/16", &resp));
+	json_decref(resp);
+	resp = t_rpc(t, "route.del", "{\"prefix\": \"10.3.0.0/16\"}");
+	assert_string_equal(error_path(resp), "$.params.prefix");
+	json_decref(resp);
+
+	/* 10.4.0.0/16's next hop was unresolved and only it used it: forgotten with it. */
+	assert_int_not_equal(lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.77")), -1);
+	t_rpc_ok(t, "route.del", "{\"prefix\": \"10.4.0.0/16\"}", &resp);
+	json_decref(resp);
+	assert_int_equal(lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.77")), -1);
+	t_switch_free(t);
+}
+
+/* An ECMP group replaced by another: the old one is freed after the grace period, and its
+ * id comes back with zero counters; many changes do not use up ids or next hops. */
+static void
+test_group_reclaim(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct lsw_fibctl *fc = t->sw.fibc;
+	json_t *resp;
+	uint32_t v;
+
+	(void)state;
+	assert_int_equal(rte_lpm_lookup(fc->fib->lpm, t_ip("10.1.0.1"), &v), 0);
+	uint32_t gid = v;
+	assert_true(gid >= LSW_NHG_ID_FIRST_FREE && fc->fib->group[gid] != NULL);
+	assert_int_not_equal(route_of(t, "10.1.2.3", NULL), -1);
+	struct lsw_ecmp_ctr c;
+	lsw_ecmp_counters(&t->sw, gid, &c);
+	assert_int_equal(c.tx[0].pkts + c.tx[1].pkts, 1);
+
+	t_rpc_ok(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": \"10.0.1.1\", "
+		 "\"replace\": true}", &resp);
+	json_decref(resp);
+	assert_null(fc->fib->group[gid]);
+	assert_int_equal(fc->n_dead_gid, 0);
+	assert_int_equal(route_of(t, "10.1.2.3", NULL), T_PORT4);
+
+	uint32_t routes = fc->n_routes, next = fc->next_group;
+	for (int i = 0; i < 300; i++) {
+		t_rpc_ok(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
+			 "\"10.0.1.1,10.0.1.3\", \"replace\": true}", &resp);
+		json_decref(resp);
+		t_rpc_ok(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
+			 "\"10.0.1.3\", \"replace\": true}", &resp);
+		json_decref(resp);
+	}
+	assert_int_equal(fc->n_routes, routes);
+	assert_true(fc->next_group <= next + 1);
+	t_rpc_ok(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
+		 "\"10.0.1.1,10.0.1.3\", \"replace\": true}", &resp);
+	json_decref(resp);
+	assert_int_equal(rte_lpm_lookup(fc->fib->lpm, t_ip("10.1.0.1"), &v), 0);
+	lsw_ecmp_counters(&t->sw, v, &c);
+	assert_int_equal(c.tx[0].pkts + c.tx[1].pkts, 0);
+	assert_int_not_equal(route_of(t, "10.1.2.3", NULL), -1);
+	t_switch_free(t);
+}
+
+static void
+test_neighbor_add_del(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct rte_ether_addr mac;
+	json_t *resp;
+
+	(void)state;
+	/* Unresolved: the packet waits for ARP (held), nothing leaves but the request. */
+	uint64_t held = t_event(t, LSW_EV_NEIGH_HELD);
+	route_of(t, "192.168.5.9", NULL);
+	assert_int_equal(t_event(t, LSW_EV_NEIGH_HELD), held + 1);
+
+	t_rpc_ok(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
+		 "\"mac\": \"02:00:00:00:0c:09\"}", &resp);
+	json_decref(resp);
+	assert_int_equal(route_of(t, "192.168.5.9", &mac), T_PORT12);
+	assert_true(mac_is(&mac, "02:00:00:00:0c:09"));
+	assert_non_null(route_entry(t, "192.168.5.9/32", &resp));
+	json_decref(resp);
+
+	/* A new MAC in place (replace), no unresolved moment. */
+	resp = t_rpc(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
+		     "\"mac\": \"02:00:00:00:0c:0a\"}");
+	assert_string_equal(error_path(resp), "$.params.ip");
+	json_decref(resp);
+	t_rpc_ok(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
+		 "\"mac\": \"02:00:00:00:0c:0a\", \"replace\": true}", &resp);
+	json_decref(resp);
+	assert_int_equal(route_of(t, "192.168.5.9", &mac), T_PORT12);
+	assert_true(mac_is(&mac, "02:00:00:00:0c:0a"));
+
+	t_rpc_ok(t, "neighbor.del", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\"}", &resp);
+	json_decref(resp);
+	assert_null(route_entry(t, "192.168.5.9/32", &resp));
+	json_decref(resp);
+	assert_int_equal(lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.9")), -1);
+	held = t_event(t, LSW_EV_NEIGH_HELD);
+	route_of(t, "192.168.5.9", NULL);
+	assert_int_equal(t_event(t, LSW_EV_NEIGH_HELD), held + 1);
+
+	/* A static neighbor that routes use: it stays as a next hop, unresolved. */
+	t_rpc_ok(t, "neighbor.del", "{\"port\": \"Ethernet4\", \"ip\": \"10.0.1.1\"}", &resp);
+	json_decref(resp);
+	int id = lsw_fibctl_nh_find(t->sw.fibc, t_ip("10.0.1.1"));
+	assert_true(id >= 0);
+	assert_int_equal(t->sw.fibc->meta[id].state, LSW_NH_INCOMPLETE);
+	assert_int_equal(t->sw.fibc->fib->nh[id].mac, 0);
+
+	/* Refusals name the field. */
+	resp = t_rpc(t, "neighbor.del", "{\"port\": \"Ethernet99\", \"ip\": \"10.0.1.1\"}");
+	assert_string_equal(error_path(resp), "$.params.port");
+	json_decref(resp);
+	resp = t_rpc(t, "neighbor.add", "{\"port\": \"Ethernet4\", \"ip\": \"10.9.9.9\", "
+		     "\"mac\": \"02:00:00:00:00:09\"}");
+	assert_string_equal(error_path(resp), "$.NEIGH['Ethernet4|10.9.9.9']");
+	json_decref(resp);
+	resp = t_rpc(t, "neighbor.add", "{\"port\": \"Ethernet4\", \"ip\": \"10.0.1.1\", "
+		     "\"mac\": \"zz\"}");
+	assert_string_equal(error_path(resp), "$.params.mac");
+	json_decref(resp);
+	t_switch_free(t);
+}
+
+static void
+test_addresses(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct lsw_fibctl *fc = t->sw.fibc;
+	json_t *resp;
+
+	(void)state;
+	t_rpc_ok(t, "config.set", "{\"config\": {\"INTERFACE\": {\"Ethernet12|172.16.0.1/24\": "
+		 "{}}}}", &resp);
+	json_decref(resp);
+	assert_non_null(route_entry(t, "172.16.0.0/24", &resp));
+	json_decref(resp);
+	assert_non_null(route_entry(t, "172.16.0.1/32", &resp));
+	json_decref(resp);
+	/* A packet to the new subnet gleans on Ethernet12. */
+	uint64_t held = t_event(t, LSW_EV_NEIGH_HELD);
+	route_of(t, "172.16.0.5", NULL);
+	assert_int_equal(t_event(t, LSW_EV_NEIGH_HELD), held + 1);
+
+	/* Removing the subnet a route's next hop is on is refused, and nothing changes. */
+	uint32_t routes = fc->n_routes;
+	resp = t_rpc(t, "config.set", "{\"config\": {\"INTERFACE\": "
+		     "{\"Ethernet12|192.168.5.1/24\": null}}}");
+	assert_string_equal(error_path(resp), "$.STATIC_ROUTE['10.4.0.0/16'].nexthop");
+	json_decref(resp);
+	assert_int_equal(fc->n_routes, routes);
+	assert_non_null(route_entry(t, "192.168.5.0/24", &resp));
+	json_decref(resp);
+
+	/* With the route gone too, the address goes with its connected subnet. */
+	t_rpc_ok(t, "config.set", "{\"config\": {\"INTERFACE\": {\"Ethernet12|192.168.5.1/24\": "
+		 "null}, \"STATIC_ROUTE\": {\"10.4.0.0/16\": null}}}", &resp);
+	json_decref(resp);
+	assert_null(route_entry(t, "192.168.5.0/24", &resp));
+	json_decref(resp);
+	assert_null(route_entry(t, "192.168.5.1/32", &resp));
+	json_decref(resp);
+	assert_int_equal(fc->n_routes, routes - 3);
+	t_switch_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_route_add_replace_del),
+		cmocka_unit_test(test_group_reclaim),
+		cmocka_unit_test(test_neighbor_add_del),
+		cmocka_unit_test(test_addresses),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
