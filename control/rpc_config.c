@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* config.get, config.validate, config.set (control/config_apply.c does the work). */
+#include <errno.h>
+#include <string.h>
 #include "jsonv.h"
 #include "rpc.h"
 #include "switch.h"
@@ -119,3 +121,79 @@ static const struct lsw_rpc_method m_config_set = {
 	.fn = config_set,
 };
 LSW_RPC_REGISTER(m_config_set)
+
+/* params.path: absolute, default the file lsw started with. NULL with @e set. */
+static const char *
+path_param(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	static const char *const allowed[] = {"path", NULL};
+	json_t *v = json_object_get(params, "path");
+	const char *path = sw->config_path;
+
+	if (!lsw_rpc_params_check(params, allowed, e))
+		return NULL;
+	if (v != NULL && !lsw_jv_str(v, "$.params.path", PATH_MAX - 32, &path, &e->errs)) {
+		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
+		return NULL;
+	}
+	if (path[0] != '/') {
+		lsw_errs_add(&e->errs, "$.params.path", "an absolute path, please (lsw's working "
+			     "directory is not the client's)");
+		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
+		return NULL;
+	}
+	return path;
+}
+
+static json_t *
+config_save(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	const char *path = path_param(sw, params, e);
+	char err[PATH_MAX + 128];
+
+	if (path == NULL)
+		return NULL;
+	if (lsw_config_save(sw->cfg->doc, path, err, sizeof(err)) != 0) {
+		lsw_rpc_fail(e, LSW_RPC_ERR_IO, "%.150s", err);
+		return NULL;
+	}
+	return json_pack("{s:s}", "path", path);
+}
+
+static const struct lsw_rpc_method m_config_save = {
+	.name = "config.save",
+	.summary = "Write the running config to a file, atomically (temp, fsync, rename)",
+	.params = "path?: string (absolute; default the file lsw started with)",
+	.safe_while_forwarding = true,
+	.fn = config_save,
+};
+LSW_RPC_REGISTER(m_config_save)
+
+static json_t *
+config_diff(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+{
+	const char *path = path_param(sw, params, e);
+	json_error_t je;
+	json_t *file;
+
+	if (path == NULL)
+		return NULL;
+	file = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (file == NULL) {
+		lsw_rpc_fail(e, LSW_RPC_ERR_IO, "%.100s: %.50s", path, je.text);
+		return NULL;
+	}
+	json_t *d = lsw_config_diff(file, sw->cfg->doc);
+	json_decref(file);
+	return json_pack("{s:s, s:o}", "path", path, "differences", d);
+}
+
+static const struct lsw_rpc_method m_config_diff = {
+	.name = "config.diff",
+	.summary = "What the running config changed from a file (default: the one lsw started "
+		   "with)",
+	.params = "path?: string (absolute)",
+	.safe_while_forwarding = true,
+	.fn = config_diff,
+};
+LSW_RPC_REGISTER(m_config_diff)

@@ -13,5 +13,6 @@
 /* lsw's own, in the implementation-defined server error range. */
 #define LSW_RPC_ERR_DEVICE        -32001 /* the DPDK device refused the operation */
 #define LSW_RPC_ERR_TIMEOUT       -32002 /* the request was not completed in time */
+#define LSW_RPC_ERR_IO            -32003 /* a file could not be read or written */
 
 #endif
