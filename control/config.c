@@ -45,6 +45,8 @@ global_defaults(struct lsw_global_conf *g)
 		.rpc_timeout_ms = 5000,
 		.rpc_max_request = 1 << 20,
 		.rpc_max_conns = 64,
+		.rpc_idle_timeout_ms = 600000,
+		.rpc_tcp_addr = 0x7f000001,
 	};
 }
 
@@ -95,6 +97,7 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		"tx_descriptors", "file_prefix", "rpc_socket", "log_level", "ecmp_seed",
 		"arp_retry_ms", "arp_tries", "icmp_rate_limit", "icmp_burst", "rpc_timeout_ms",
 		"rpc_max_request_bytes", "rpc_max_connections", "forwarding", "cnp_tc",
+		"rpc_idle_timeout_ms", "rpc_tcp_port", "rpc_tcp_address",
 		"drop_snapshots", "mark_snapshots", NULL,
 	};
 	static const char *const modes[] = {"queued", "direct", NULL};
@@ -186,6 +189,19 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 	lsw_jv_get_u32(o, path, "rpc_timeout_ms", 100, 3600000, &g->rpc_timeout_ms, errs);
 	lsw_jv_get_u32(o, path, "rpc_max_request_bytes", 4096, 64 << 20, &g->rpc_max_request, errs);
 	lsw_jv_get_u32(o, path, "rpc_max_connections", 1, 1024, &g->rpc_max_conns, errs);
+	lsw_jv_get_u32(o, path, "rpc_idle_timeout_ms", 0, 86400000, &g->rpc_idle_timeout_ms,
+		       errs);
+	uint32_t port = 0;
+	lsw_jv_get_u32(o, path, "rpc_tcp_port", 0, 65535, &port, errs);
+	g->rpc_tcp_port = (uint16_t)port;
+	char addr[32] = "";
+	get_str(o, path, "rpc_tcp_address", addr, sizeof(addr), errs);
+	if (addr[0] != '\0' && !lsw_parse_ipv4(addr, &g->rpc_tcp_addr)) {
+		char p[LSW_PATH_LEN];
+		lsw_path_key(p, path, "rpc_tcp_address");
+		lsw_errs_add(errs, p, "'%s' is not an IPv4 address (127.0.0.1 keeps the RPC on "
+			     "this machine; 0.0.0.0 opens it to every network)", addr);
+	}
 }
 
 static void

@@ -64,6 +64,8 @@ check_global(const struct lsw_global_conf *o, const struct lsw_global_conf *n,
 		F(rpc_socket, "rpc_socket"), F(log_level, "log_level"),
 		F(rpc_timeout_ms, "rpc_timeout_ms"), F(rpc_max_request, "rpc_max_request_bytes"),
 		F(rpc_max_conns, "rpc_max_connections"),
+		F(rpc_idle_timeout_ms, "rpc_idle_timeout_ms"), F(rpc_tcp_port, "rpc_tcp_port"),
+		F(rpc_tcp_addr, "rpc_tcp_address"),
 #undef F
 	};
 	char p[LSW_PATH_LEN];

@@ -153,7 +153,8 @@ setup(struct lsw_switch *sw)
 	lsw_snapshot_publish(sw, conf);
 	struct lsw_rpc_limits lim = {
 		.max_conns = c->g.rpc_max_conns, .max_request = c->g.rpc_max_request,
-		.timeout_ms = c->g.rpc_timeout_ms,
+		.timeout_ms = c->g.rpc_timeout_ms, .idle_timeout_ms = c->g.rpc_idle_timeout_ms,
+		.tcp_port = c->g.rpc_tcp_port, .tcp_addr = c->g.rpc_tcp_addr,
 	};
 	sw->rpc = lsw_rpc_server_create(sw, sw->rpc_path, &lim, err, sizeof(err));
 	if (sw->rpc == NULL) {

@@ -17,12 +17,15 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <jansson.h>
 #include "lsw/log.h"
 #include "rpc.h"
 #include "rpc_server.h"
 
 #define LISTEN_TAG     UINT32_MAX
+#define LISTEN_TCP_TAG (UINT32_MAX - 1)
 #define MAX_OUTPUT     (64u << 20) /* answers a client leaves unread */
 #define MAX_NESTING    256
 
@@ -33,13 +36,14 @@ struct conn {
 	char *out;
 	size_t out_len, out_off, out_cap;
 	uint64_t partial_since_ns; /* when the pending partial request started; 0 = none */
+	uint64_t active_ns;   /* when it last sent something (or connected) */
 	bool closing;         /* close once the output is flushed */
 	bool want_out;        /* EPOLLOUT registered */
 };
 
 struct lsw_rpc_server {
 	struct lsw_switch *sw;
-	int lfd, epfd, lockfd;
+	int lfd, tfd, epfd, lockfd; /* Unix and TCP listeners */
 	char path[108];
 	char lockpath[120];
 	struct lsw_rpc_limits lim;
@@ -277,6 +281,7 @@ conn_read(struct lsw_rpc_server *s, struct conn *c, uint64_t now_ns)
 			break;
 		}
 		c->in_len += (size_t)n;
+		c->active_ns = now_ns;
 	}
 	conn_process(s, c, now_ns);
 	if (eof)
@@ -285,10 +290,10 @@ conn_read(struct lsw_rpc_server *s, struct conn *c, uint64_t now_ns)
 }
 
 static void
-do_accept(struct lsw_rpc_server *s)
+do_accept(struct lsw_rpc_server *s, int lfd, uint64_t now_ns)
 {
 	for (;;) {
-		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
 		if (s->n_conns == s->lim.max_conns) {
@@ -300,7 +305,7 @@ do_accept(struct lsw_rpc_server *s)
 		for (i = 0; s->conns[i].fd >= 0; i++)
 			;
 		struct conn *c = &s->conns[i];
-		*c = (struct conn){.fd = fd};
+		*c = (struct conn){.fd = fd, .active_ns = now_ns};
 		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 			close(fd);
@@ -309,6 +314,11 @@ do_accept(struct lsw_rpc_server *s)
 		}
 		s->n_conns++;
 		s->st.connections++;
+		if (lfd == s->tfd) {
+			int one = 1; /* answers are whole lines: send each at once */
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			s->st.tcp_connections++;
+		}
 	}
 }
 
@@ -319,8 +329,8 @@ lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns)
 	int n = epoll_wait(s->epfd, evs, 16, timeout_ms);
 
 	for (int i = 0; i < n; i++) {
-		if (evs[i].data.u32 == LISTEN_TAG) {
-			do_accept(s);
+		if (evs[i].data.u32 == LISTEN_TAG || evs[i].data.u32 == LISTEN_TCP_TAG) {
+			do_accept(s, evs[i].data.u32 == LISTEN_TAG ? s->lfd : s->tfd, now_ns);
 			continue;
 		}
 		struct conn *c = &s->conns[evs[i].data.u32];
@@ -331,10 +341,21 @@ lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns)
 		if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 			conn_read(s, c, now_ns);
 	}
-	/* A request that stays half-sent past the deadline is dropped, with an answer. */
+	/* A request that stays half-sent past the deadline is dropped, with an answer; so is
+	 * a connection that sent nothing for the idle timeout (each one holds a slot). */
 	uint64_t limit = (uint64_t)s->lim.timeout_ms * 1000000;
+	uint64_t idle = (uint64_t)s->lim.idle_timeout_ms * 1000000;
 	for (unsigned int i = 0; i < s->lim.max_conns; i++) {
 		struct conn *c = &s->conns[i];
+		if (c->fd >= 0 && idle != 0 && c->in_len == 0 && c->out_len == 0 && !c->closing &&
+		    now_ns - c->active_ns >= idle) {
+			s->st.idle_closed++;
+			c->closing = true;
+			conn_send(s, c, lsw_rpc_error_response(NULL, LSW_RPC_ERR_TIMEOUT,
+					"connection idle for rpc_idle_timeout_ms: closed", NULL));
+			conn_flush(s, c);
+			continue;
+		}
 		if (c->fd < 0 || c->partial_since_ns == 0 || now_ns - c->partial_since_ns < limit)
 			continue;
 		s->st.timeouts++;
@@ -345,6 +366,26 @@ lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns)
 						       "request incomplete after the timeout", NULL));
 		conn_flush(s, c);
 	}
+}
+
+/* TCP has no file permissions: anyone who reaches the address drives the switch, hence
+ * 127.0.0.1 unless the config says otherwise. */
+static int
+tcp_listen(struct lsw_rpc_server *s, char *err, size_t errlen)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(s->lim.tcp_port),
+				 .sin_addr.s_addr = htonl(s->lim.tcp_addr)};
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = LISTEN_TCP_TAG};
+	int one = 1;
+
+	s->tfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->tfd < 0 || setsockopt(s->tfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(s->tfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(s->tfd, 16) != 0 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->tfd, &ev) != 0) {
+		snprintf(err, errlen, "TCP port %u: %s", s->lim.tcp_port, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 struct lsw_rpc_server *
@@ -361,7 +402,7 @@ lsw_rpc_server_create(struct lsw_switch *sw, const char *path, const struct lsw_
 	}
 	s->sw = sw;
 	s->lim = *lim;
-	s->lfd = s->epfd = s->lockfd = -1;
+	s->lfd = s->tfd = s->epfd = s->lockfd = -1;
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	snprintf(s->lockpath, sizeof(s->lockpath), "%s.lock", path);
 	s->conns = calloc(lim->max_conns, sizeof(*s->conns));
@@ -390,6 +431,8 @@ lsw_rpc_server_create(struct lsw_switch *sw, const char *path, const struct lsw_
 	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = LISTEN_TAG};
 	if (s->epfd < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev) != 0)
 		goto fail_errno;
+	if (lim->tcp_port != 0 && tcp_listen(s, err, errlen) != 0)
+		goto fail;
 	return s;
 fail_errno:
 	snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -410,6 +453,8 @@ lsw_rpc_server_destroy(struct lsw_rpc_server *s)
 		close(s->lfd);
 		unlink(s->path);
 	}
+	if (s->tfd >= 0)
+		close(s->tfd);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	if (s->lockfd >= 0) {

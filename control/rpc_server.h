@@ -17,15 +17,21 @@ struct lsw_rpc_stats {
 	uint64_t too_large;        /* request over the size limit: answered, connection closed */
 	uint64_t timeouts;         /* half-sent request stalled: answered, connection closed */
 	uint64_t output_overflow;  /* client not reading its answers: connection closed */
+	uint64_t idle_closed;      /* no request for idle_timeout_ms: connection closed */
+	uint64_t tcp_connections;  /* of the accepted, how many came over TCP */
 };
 
 struct lsw_rpc_limits {
 	uint32_t max_conns;
 	uint32_t max_request;      /* bytes of one pending request */
 	uint32_t timeout_ms;       /* a partial request older than this is dropped */
+	uint32_t idle_timeout_ms;  /* a connection with no request this long is closed; 0 never */
+	uint16_t tcp_port;         /* also listen on TCP tcp_addr:tcp_port; 0 = no */
+	uint32_t tcp_addr;         /* host order */
 };
 
-/* Listen on the Unix socket @path (mode 0660), guarded by the lock file @path.lock. */
+/* Listen on the Unix socket @path (mode 0660), guarded by the lock file @path.lock, and on
+ * TCP if @lim says so. */
 struct lsw_rpc_server *lsw_rpc_server_create(struct lsw_switch *sw, const char *path,
 					     const struct lsw_rpc_limits *lim, char *err,
 					     size_t errlen);

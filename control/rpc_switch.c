@@ -2,6 +2,7 @@
 /* switch.info and stats.clear */
 #include <unistd.h>
 #include <rte_version.h>
+#include "jsonv.h"
 #include "rpc.h"
 #include "rpc_server.h"
 #include "switch.h"
@@ -28,12 +29,20 @@ switch_info(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 			"busy_loops", (json_int_t)__atomic_load_n(&c->busy_loops, __ATOMIC_RELAXED)));
 	}
 	const struct lsw_rpc_stats *rs = lsw_rpc_server_stats(sw->rpc);
-	json_t *rpc = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	json_t *rpc = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 		"socket", sw->rpc_path, "clients", lsw_rpc_server_conns(sw->rpc),
 		"connections", (json_int_t)rs->connections, "refused", (json_int_t)rs->refused,
 		"requests", (json_int_t)rs->requests, "parse_errors", (json_int_t)rs->parse_errors,
 		"too_large", (json_int_t)rs->too_large, "timeouts", (json_int_t)rs->timeouts,
-		"output_overflow", (json_int_t)rs->output_overflow);
+		"output_overflow", (json_int_t)rs->output_overflow,
+		"idle_closed", (json_int_t)rs->idle_closed,
+		"tcp_connections", (json_int_t)rs->tcp_connections);
+	if (sw->cfg->g.rpc_tcp_port != 0) {
+		char a[16], tcp[24];
+		lsw_fmt_ipv4(a, sizeof(a), sw->cfg->g.rpc_tcp_addr);
+		snprintf(tcp, sizeof(tcp), "%s:%u", a, sw->cfg->g.rpc_tcp_port);
+		json_object_set_new(rpc, "tcp", json_string(tcp));
+	}
 	json_t *events = json_object();
 	for (int i = 0; i < LSW_EV_MAX; i++)
 		json_object_set_new(events, lsw_event_name(i), json_integer((json_int_t)sum.event[i]));

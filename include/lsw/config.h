@@ -89,6 +89,9 @@ struct lsw_global_conf {
 	uint32_t rpc_timeout_ms;           /* a half-sent request is dropped after this */
 	uint32_t rpc_max_request;          /* bytes */
 	uint32_t rpc_max_conns;
+	uint32_t rpc_idle_timeout_ms;      /* a connection silent this long is closed; 0 never */
+	uint16_t rpc_tcp_port;             /* 0: no TCP listener */
+	uint32_t rpc_tcp_addr;             /* host order; 127.0.0.1 unless configured */
 };
 
 struct lsw_config {

@@ -100,7 +100,12 @@ class Lsw:
         return self
 
     def rpc(self, method, params=None):
-        return self.client.call(method, params)
+        try:
+            return self.client.call(method, params)
+        except (ConnectionError, BrokenPipeError):
+            # lsw closes connections idle for rpc_idle_timeout_ms: connect again.
+            self.client = lswctl.Client(self.sock)
+            return self.client.call(method, params)
 
     def read_log(self):
         with open(self.log_path) as f:

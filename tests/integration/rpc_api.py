@@ -16,7 +16,8 @@ METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", 
            "neighbor.list", "stats.clear", "buffer.pools", "buffer.profiles", "pg.stats",
            "queue.stats", "buffer.stats", "buffer.histogram", "watermark.clear", "config.get",
            "config.validate", "config.set", "pfc.stats", "pfcwd.stats", "drops.list",
-           "drops.clear", "ecmp.groups", "ecmp.stats"}
+           "drops.clear", "ecmp.groups", "ecmp.stats", "stats.get", "config.save",
+           "config.diff", "route.add", "route.del", "neighbor.add", "neighbor.del"}
 
 
 class Raw:
@@ -134,8 +135,8 @@ def methods(sw):
     before = sw.rpc("config.get")
     expect_error(sw, "config.set", {"config": {"PORT": {"Ethernet0": {"mtu": "9216"}}}},
                  -32602, "$.PORT.Ethernet0.mtu")
-    expect_error(sw, "config.set", {"config": {"STATIC_ROUTE": {"10.8.0.0/16": {
-        "nexthop": "10.0.1.1"}}}}, -32602, "$.STATIC_ROUTE")
+    expect_error(sw, "config.set", {"config": {"LSW_PORT": {"Ethernet0": {
+        "devargs": "net_null7"}}}}, -32602, "$.LSW_PORT.Ethernet0")
     expect_error(sw, "config.validate", {"config": {"PORT": {"Ethernet0": {"speed": "0"}}}},
                  -32602, "$.PORT.Ethernet0.speed")
     expect_error(sw, "config.set", {"config": 5}, -32602, "$.params.config")
@@ -239,12 +240,89 @@ def limits(sw, sock):
     assert rpc["too_large"] == 1 and rpc["timeouts"] == 1, rpc
 
 
+def edits(sw, tmp):
+    """route/neighbor add and del, config.save and config.diff, stats.get."""
+    sw.rpc("route.add", {"prefix": "10.8.0.0/16", "nexthop": ["10.0.1.1"]})
+    routes = {r["prefix"]: r for r in sw.rpc("route.list")}
+    assert routes["10.8.0.0/16"]["nexthops"][0]["ip"] == "10.0.1.1"
+    expect_error(sw, "route.add", {"prefix": "10.8.0.0/16", "nexthop": "10.0.1.1"}, -32602,
+                 "$.params.prefix")
+    expect_error(sw, "route.add", {"prefix": "10.8.1.0/16", "nexthop": "10.0.1.1"}, -32602,
+                 "$.STATIC_ROUTE['10.8.1.0/16']")
+    expect_error(sw, "route.add", {"prefix": "10.7.0.0/16", "nexthop": "10.66.0.1"}, -32602,
+                 "$.STATIC_ROUTE['10.7.0.0/16'].nexthop")
+    expect_error(sw, "route.add", {"prefix": "10.7.0.0/16", "nexthop": 5}, -32602,
+                 "$.params.nexthop")
+    expect_error(sw, "route.add", {"prefix": "10.7.0.0/16"}, -32602, "$.params.nexthop")
+    sw.rpc("route.add", {"prefix": "10.8.0.0/16", "blackhole": True, "replace": True})
+    assert {r["prefix"]: r for r in sw.rpc("route.list")}["10.8.0.0/16"]["type"] == "blackhole"
+    sw.rpc("neighbor.add", {"port": "Ethernet4", "ip": "10.0.1.1", "mac": "02:00:00:00:04:02",
+                            "replace": True})
+    nb = {n["ip"]: n for n in sw.rpc("neighbor.list")}
+    assert nb["10.0.1.1"]["mac"] == "02:00:00:00:04:02" and nb["10.0.1.1"]["state"] == "static"
+    expect_error(sw, "neighbor.add", {"port": "Ethernet4", "ip": "10.0.1.1"}, -32602,
+                 "$.params.mac")
+    expect_error(sw, "neighbor.del", {"port": "Ethernet0", "ip": "10.0.0.1"}, -32602,
+                 "$.params.ip")
+    # Saved and diffed: the file has what the calls above changed.
+    path = os.path.join(tmp, "saved.json")
+    assert sw.rpc("config.save", {"path": path}) == {"path": path}
+    with open(path) as f:
+        assert json.load(f) == sw.rpc("config.get")
+    assert sw.rpc("config.diff", {"path": path})["differences"] == []
+    sw.rpc("route.del", {"prefix": "10.8.0.0/16"})
+    sw.rpc("neighbor.del", {"port": "Ethernet4", "ip": "10.0.1.1"})
+    d = {x["path"]: x for x in sw.rpc("config.diff", {"path": path})["differences"]}
+    assert d["$.STATIC_ROUTE['10.8.0.0/16']"]["change"] == "removed", d
+    assert d["$.NEIGH['Ethernet4|10.0.1.1']"]["change"] == "removed", d
+    expect_error(sw, "config.save", {"path": "relative.json"}, -32602, "$.params.path")
+    expect_error(sw, "config.save", {"path": tmp}, -32003)
+    expect_error(sw, "config.diff", {"path": os.path.join(tmp, "none.json")}, -32003)
+    # The previous neighbor back, for what follows.
+    sw.rpc("neighbor.add", {"port": "Ethernet4", "ip": "10.0.1.1", "mac": "02:00:00:00:04:01"})
+    # stats.get: every part, one timestamp that moves forward.
+    a, b = sw.rpc("stats.get"), sw.rpc("stats.get")
+    assert set(a) == {"timestamp_ns", "switch", "port", "pg", "queue", "buffer", "pfc",
+                      "pfcwd", "ecmp"}, set(a)
+    assert b["timestamp_ns"] > a["timestamp_ns"]
+    assert set(a["port"]["ports"]) == {"Ethernet0", "Ethernet4"}
+    assert b["switch"]["rpc"]["requests"] > a["switch"]["rpc"]["requests"]
+    expect_error(sw, "stats.get", {"port": "Ethernet0"}, -32602, "$.params.port")
+
+
+def tcp_and_idle(sw, sock, port):
+    """The TCP listener answers on 127.0.0.1; an idle connection is closed and counted."""
+    t = socket.create_connection(("127.0.0.1", port), timeout=20)
+    t.sendall(req("rpc.methods", 5).encode() + b"\n")
+    buf = b""
+    while not buf.endswith(b"\n"):
+        buf += t.recv(65536)
+    assert json.loads(buf)["id"] == 5
+    t.close()
+    info = sw.rpc("switch.info")["rpc"]
+    assert info["tcp"] == "127.0.0.1:%d" % port and info["tcp_connections"] == 1, info
+    idle = Raw(sock)
+    e = idle.line()   # nothing sent: closed after rpc_idle_timeout_ms, with a notice
+    assert e["error"]["code"] == -32002 and "idle" in e["error"]["message"], e
+    assert idle.closed()
+    assert sw.rpc("switch.info")["rpc"]["idle_closed"] >= 1
+
+
+def free_tcp_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 def test_rpc_api():
     tmp = tmpdir("lsw-rpc-")
     cfg = base_config(tmp, {
         "Ethernet0": ("net_null0,no-rx=1", "10.0.0.0/31", None),
         "Ethernet4": ("net_null1,no-rx=1", "10.0.1.0/31", None)},
-        rpc_max_request_bytes=4096, rpc_timeout_ms=2000, rpc_max_connections=4)
+        rpc_max_request_bytes=4096, rpc_timeout_ms=2000, rpc_max_connections=4,
+        rpc_idle_timeout_ms=3000, rpc_tcp_port=free_tcp_port())
     cfg["STATIC_ROUTE"] = {"10.9.0.0/16": {"nexthop": "10.0.1.1"}}
     cfg["NEIGH"] = {"Ethernet4|10.0.1.1": {"neigh": "02:00:00:00:04:01"}}
     sock = cfg["LSW"]["global"]["rpc_socket"]
@@ -257,6 +335,8 @@ def test_rpc_api():
         methods(sw)
         framing(sock)
         limits(sw, sock)
+        edits(sw, tmp)
+        tcp_and_idle(sw, sock, cfg["LSW"]["global"]["rpc_tcp_port"])
         # A second switch on the same socket is refused; the first keeps serving.
         cfg2 = json.loads(json.dumps(cfg))
         cfg2["LSW"]["global"]["file_prefix"] += "-second"
