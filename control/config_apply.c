@@ -17,7 +17,6 @@
 #include <string.h>
 #include "lsw/log.h"
 #include "jsonv.h"
-#include "eal.h"
 #include "fib.h"
 #include "switch.h"
 
@@ -80,7 +79,7 @@ check_global(const struct lsw_global_conf *o, const struct lsw_global_conf *n,
 
 void
 lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
-		     struct lsw_errs *errs)
+		     uint32_t frame_room, struct lsw_errs *errs)
 {
 	const struct lsw_qos_conf *oq = &o->qos, *nq = &n->qos;
 	char p[LSW_PATH_LEN];
@@ -102,10 +101,10 @@ lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
 		    a->mac_set != b->mac_set || !rte_is_same_ether_addr(&a->mac, &b->mac))
 			restart(errs, p, "a port's devargs, MAC or lcore");
 		lsw_path_key(p, "$.PORT", a->name);
-		/* A new MTU restarts the port, if a frame of it fits the mbufs lsw has. */
+		/* A new MTU restarts the port, if a frame of it fits the mbufs lsw has: what
+		 * the running config would size them to is less once every MTU went down. */
 		if (a->mtu != b->mtu &&
-		    (uint32_t)b->mtu + RTE_ETHER_HDR_LEN + 4 + RTE_ETHER_CRC_LEN >
-		    (uint32_t)(lsw_mbuf_data_room(o) - RTE_PKTMBUF_HEADROOM)) {
+		    (uint32_t)b->mtu + RTE_ETHER_HDR_LEN + 4 + RTE_ETHER_CRC_LEN > frame_room) {
 			char pm[LSW_PATH_LEN];
 			lsw_path_key(pm, p, "mtu");
 			restart(errs, pm, "an MTU larger than the mbufs lsw started with");

@@ -35,7 +35,8 @@ candidate(struct lsw_switch *sw, json_t *patch, struct lsw_rpc_error *e)
 
 	json_decref(doc);
 	if (n != NULL)
-		lsw_config_hot_check(sw->cfg, n, &e->errs);
+		lsw_config_hot_check(sw->cfg, n, rte_pktmbuf_data_room_size(sw->dp.pool) -
+				     RTE_PKTMBUF_HEADROOM, &e->errs);
 	if (e->errs.n != 0) {
 		lsw_config_free(n);
 		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "configuration refused; nothing changed");

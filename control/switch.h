@@ -131,8 +131,10 @@ void lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc);
 
 /* config_apply.c */
 json_t *lsw_config_merge(const json_t *target, const json_t *patch);
+/* What @n changes from @o that cannot change while forwarding goes to @errs. @frame_room:
+ * the largest frame the switch's mbufs hold (data room less headroom), for a new MTU. */
 void lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
-			  struct lsw_errs *errs);
+			  uint32_t frame_room, struct lsw_errs *errs);
 int lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n);
 
 /* config_file.c */

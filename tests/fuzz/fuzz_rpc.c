@@ -465,7 +465,8 @@ restore(void)
 	n = lsw_config_from_json(doc, &errs);
 	json_decref(doc);
 	if (n != NULL)
-		lsw_config_hot_check(sw->cfg, n, &errs);
+		lsw_config_hot_check(sw->cfg, n, rte_pktmbuf_data_room_size(sw->dp.pool) -
+				     RTE_PKTMBUF_HEADROOM, &errs);
 	if (n == NULL || errs.n != 0) {
 		char *cur = json_dumps(sw->cfg->doc, JSON_COMPACT);
 		fprintf(stderr, "fuzz_rpc: the starting config cannot be applied back over\n  %s\n",
