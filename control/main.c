@@ -161,6 +161,8 @@ setup(struct lsw_switch *sw)
 		LSW_LOG(ERR, "JSON-RPC socket: %s", err);
 		return -1;
 	}
+	lsw_rpc_server_set_lock(sw->rpc, &sw->ctl_lock);
+	lsw_telemetry_init(sw); /* a failure is logged: the switch works without it */
 	for (uint16_t w = 0; w < dp->n_workers; w++) {
 		lsw_worker_init(&sw->workers[w], dp, w, c->g.workers[w]);
 		if (rte_eal_remote_launch(lsw_worker_main, &sw->workers[w], c->g.workers[w]) != 0) {
@@ -293,6 +295,7 @@ main(int argc, char **argv)
 		snprintf(sw.config_path, sizeof(sw.config_path), "%s", config);
 	sw.hugepages = lsw_hugepages_free();
 	sw.start_ns = lsw_now_ns();
+	pthread_mutex_init(&sw.ctl_lock, NULL);
 
 	lsw_eal_args_build(sw.cfg, sw.hugepages, getpid(), &eal);
 	char **eal_argv = calloc((size_t)eal.argc + 1, sizeof(char *));
@@ -313,10 +316,13 @@ main(int argc, char **argv)
 			sw.dp.n_workers, sw.rpc_path);
 		while (!stop_requested) {
 			lsw_rpc_server_poll(sw.rpc, POLL_MS, lsw_now_ns());
+			pthread_mutex_lock(&sw.ctl_lock);
 			lsw_neigh_process(&sw);
 			lsw_pfcwd_poll(&sw, rte_rdtsc());
 			lsw_dropsnap_poll(&sw);
+			pthread_mutex_unlock(&sw.ctl_lock);
 		}
+		lsw_telemetry_stop(&sw);
 		LSW_LOG(INFO, "stopping");
 	}
 	if (teardown(&sw) != 0 && rc == 0)

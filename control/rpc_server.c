@@ -50,6 +50,7 @@ struct lsw_rpc_server {
 	struct conn *conns;
 	unsigned int n_conns;
 	struct lsw_rpc_stats st;
+	pthread_mutex_t *lock;  /* NULL: none */
 };
 
 size_t
@@ -328,6 +329,8 @@ lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns)
 	struct epoll_event evs[16];
 	int n = epoll_wait(s->epfd, evs, 16, timeout_ms);
 
+	if (s->lock != NULL)
+		pthread_mutex_lock(s->lock);
 	for (int i = 0; i < n; i++) {
 		if (evs[i].data.u32 == LISTEN_TAG || evs[i].data.u32 == LISTEN_TCP_TAG) {
 			do_accept(s, evs[i].data.u32 == LISTEN_TAG ? s->lfd : s->tfd, now_ns);
@@ -366,6 +369,8 @@ lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns)
 						       "request incomplete after the timeout", NULL));
 		conn_flush(s, c);
 	}
+	if (s->lock != NULL)
+		pthread_mutex_unlock(s->lock);
 }
 
 /* TCP has no file permissions: anyone who reaches the address drives the switch, hence
@@ -476,4 +481,10 @@ unsigned int
 lsw_rpc_server_conns(const struct lsw_rpc_server *s)
 {
 	return s->n_conns;
+}
+
+void
+lsw_rpc_server_set_lock(struct lsw_rpc_server *s, pthread_mutex_t *lock)
+{
+	s->lock = lock;
 }

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <pthread.h>
 
 struct lsw_switch;
 struct lsw_rpc_server;
@@ -38,6 +39,8 @@ struct lsw_rpc_server *lsw_rpc_server_create(struct lsw_switch *sw, const char *
 /* Serve for up to @timeout_ms; returns at once when something was handled. */
 void lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns);
 void lsw_rpc_server_destroy(struct lsw_rpc_server *s);
+/* Hold @lock while handling (not while waiting), for other threads reading the switch. */
+void lsw_rpc_server_set_lock(struct lsw_rpc_server *s, pthread_mutex_t *lock);
 const struct lsw_rpc_stats *lsw_rpc_server_stats(const struct lsw_rpc_server *s);
 unsigned int lsw_rpc_server_conns(const struct lsw_rpc_server *s);
 

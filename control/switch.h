@@ -5,6 +5,7 @@
 #define LSW_SWITCH_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <rte_ethdev.h>
 #include "lsw/config.h"
@@ -71,6 +72,10 @@ struct lsw_switch {
 	bool hugepages;
 	struct lsw_snap_store snaps;
 	struct lsw_ecmp_gctl *ecmp[LSW_MAX_NHG]; /* by group id; FORWARD groups only */
+	/* Held by the main loop while it handles anything, by telemetry callbacks (another
+	 * thread) while they read; never by a worker. */
+	pthread_mutex_t ctl_lock;
+	bool tel_stopped;               /* under ctl_lock: teardown began */
 };
 
 /* time.c */
@@ -111,6 +116,14 @@ void lsw_ecmp_counters(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecm
 void lsw_ecmp_clear(struct lsw_switch *sw);
 /* Group @gid is gone and no worker holds it: its id starts again from zero counters. */
 void lsw_ecmp_forget(struct lsw_switch *sw, uint32_t gid);
+
+/* telemetry.c */
+/* Register the /lsw/... telemetry commands. */
+int lsw_telemetry_init(struct lsw_switch *sw);
+/* From now on the commands answer nothing (the switch is going away). */
+void lsw_telemetry_stop(struct lsw_switch *sw);
+size_t lsw_telemetry_count(void);
+const char *lsw_telemetry_cmd(size_t i);
 
 /* dropsnap.c */
 int lsw_dropsnap_init(struct lsw_switch *sw);

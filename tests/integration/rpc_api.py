@@ -308,6 +308,33 @@ def tcp_and_idle(sw, sock, port):
     assert sw.rpc("switch.info")["rpc"]["idle_closed"] >= 1
 
 
+TELEMETRY = {"/lsw/info", "/lsw/ports", "/lsw/port_stats", "/lsw/queue_stats", "/lsw/pg_stats",
+             "/lsw/pfc_stats", "/lsw/pfcwd", "/lsw/buffer", "/lsw/ecmp"}
+
+
+def telemetry(sw, prefix):
+    """The /lsw/... telemetry commands, read with Debian's dpdk-telemetry.py."""
+    cmds = ["/", "/lsw/port_stats,Ethernet4", "/lsw/queue_stats,Ethernet0", "/lsw/info",
+            "/lsw/port_stats,Ethernet99", "/help,/lsw/pfc_stats"]
+    before = sw.rpc("port.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]
+    r = subprocess.run(["dpdk-telemetry.py", "-f", prefix], input="\n".join(cmds) + "\n",
+                       capture_output=True, text=True, timeout=60)
+    after = sw.rpc("port.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]
+    out = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+    assert len(out) == len(cmds), r.stdout + r.stderr
+    listed = {c for c in out[0]["/"] if c.startswith("/lsw/")}
+    assert listed == TELEMETRY, listed
+    ps = out[1]["/lsw/port_stats"]
+    for k in ("IF_OUT_UCAST_PKTS", "IF_IN_OCTETS"):
+        assert before[k] <= ps[k] <= after[k], (k, before[k], ps[k], after[k])
+    assert "IF_IN_DISCARDS" in ps and "opackets" in ps["pmd"], ps
+    q = out[2]["/lsw/queue_stats"]
+    assert set(q) == {str(i) for i in range(8)} and "WATERMARK_BYTES" in q["3"], q
+    assert out[3]["/lsw/info"]["ports"] == 2
+    assert out[4]["/lsw/port_stats"] is None      # no such port
+    assert "priority" in out[5]["/help"]["/lsw/pfc_stats"].lower()
+
+
 def free_tcp_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -337,6 +364,7 @@ def test_rpc_api():
         limits(sw, sock)
         edits(sw, tmp)
         tcp_and_idle(sw, sock, cfg["LSW"]["global"]["rpc_tcp_port"])
+        telemetry(sw, cfg["LSW"]["global"]["file_prefix"])
         # A second switch on the same socket is refused; the first keeps serving.
         cfg2 = json.loads(json.dumps(cfg))
         cfg2["LSW"]["global"]["file_prefix"] += "-second"
