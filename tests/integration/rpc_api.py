@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import LSW, Lsw, RpcError, base_config, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import LSW, SOURCE, Lsw, RpcError, base_config, run_test, tmpdir, wait_until  # noqa: E402
 
 METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", "route.list",
            "neighbor.list", "stats.clear", "buffer.pools", "buffer.profiles", "pg.stats",
@@ -299,8 +299,11 @@ def tcp_and_idle(sw, sock, port):
         buf += t.recv(65536)
     assert json.loads(buf)["id"] == 5
     t.close()
+    r = subprocess.run([os.path.join(SOURCE, "tools", "lswctl"), "-s", "tcp:127.0.0.1:%d" % port,
+                        "call", "route.list"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "10.9.0.0/16" in r.stdout, r
     info = sw.rpc("switch.info")["rpc"]
-    assert info["tcp"] == "127.0.0.1:%d" % port and info["tcp_connections"] == 1, info
+    assert info["tcp"] == "127.0.0.1:%d" % port and info["tcp_connections"] == 2, info
     idle = Raw(sock)
     e = idle.line()   # nothing sent: closed after rpc_idle_timeout_ms, with a notice
     assert e["error"]["code"] == -32002 and "idle" in e["error"]["message"], e
