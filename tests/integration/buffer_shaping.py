@@ -10,7 +10,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import Lsw, base_config, roce_pcap, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import (Lsw, base_config, lossy_buffers, roce_pcap, run_test, tmpdir,  # noqa: E402
+                     wait_until)
 
 
 MIB = 1 << 20
@@ -33,12 +34,7 @@ def test_buffer_shaping():
     cfg["NEIGH"] = {"Ethernet8|10.0.1.1": {"neigh": "02:00:00:00:08:01"}}
     # 1 MiB pools; the egress queue alone under alpha = 1 holds half of the shared buffer.
     cfg["LSW"]["buffer"] = {"size": "1MB", "ai_packet_sizes": [4160, 64]}
-    cfg["BUFFER_POOL"] = {"ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"},
-                          "egress_lossy_pool": {"type": "egress", "mode": "dynamic"}}
-    cfg["BUFFER_PROFILE"] = {
-        "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0",
-                                  "dynamic_th": "3"},
-        "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "0"}}
+    lossy_buffers(cfg)
 
     sw = Lsw(cfg, tmp)
     with sw:

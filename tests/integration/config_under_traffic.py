@@ -13,7 +13,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import Lsw, base_config, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import Lsw, base_config, lossy_buffers, run_test, tmpdir, wait_until  # noqa: E402
 
 SW_MAC = "02:00:00:00:00:01"
 IFACE = "lswcut0"
@@ -95,12 +95,7 @@ def config(tmp):
     cfg["NEIGH"] = {"Ethernet%d|10.0.%d.1" % (4 * (u + 1), u + 1):
                     {"neigh": "02:00:00:00:%02x:01" % (u + 1)} for u in range(3)}
     cfg["SCHEDULER"] = {"scheduler.0": {"type": "DWRR", "weight": "10"}}
-    cfg["BUFFER_POOL"] = {"ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"},
-                          "egress_lossy_pool": {"type": "egress", "mode": "dynamic"}}
-    cfg["BUFFER_PROFILE"] = {
-        "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0",
-                                  "dynamic_th": "3"},
-        "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "0"}}
+    lossy_buffers(cfg)
     return cfg
 
 

@@ -46,6 +46,17 @@ def wait_until(fn, timeout=60.0, what="condition"):
         time.sleep(0.05)
 
 
+def lossy_buffers(cfg, egress_th="0"):
+    """BUFFER_POOL and BUFFER_PROFILE tables of two dynamic pools, lossy profiles on them."""
+    cfg["BUFFER_POOL"] = {"ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"},
+                          "egress_lossy_pool": {"type": "egress", "mode": "dynamic"}}
+    cfg["BUFFER_PROFILE"] = {
+        "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0",
+                                  "dynamic_th": "3"},
+        "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "0",
+                                 "dynamic_th": egress_th}}
+
+
 def base_config(tmp, ports, **glob):
     """A config dict: ports is {name: (devargs, "a.b.c.d/len" or None, extra PORT fields)}."""
     g = {"main_lcore": 0, "workers": [1], "idle_sleep_us": 100, "mbufs": 8192,

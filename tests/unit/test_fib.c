@@ -32,6 +32,16 @@ route_of(struct t_switch *t, const char *dst, struct rte_ether_addr *mac)
 	return out;
 }
 
+/* A call that must succeed, its answer dropped. */
+static void
+t_call(struct t_switch *t, const char *method, const char *params)
+{
+	json_t *resp;
+
+	t_rpc_ok(t, method, params, &resp);
+	json_decref(resp);
+}
+
 static bool
 mac_is(const struct rte_ether_addr *a, const char *s)
 {
@@ -71,8 +81,7 @@ test_route_add_replace_del(void **state)
 
 	(void)state;
 	assert_int_equal(route_of(t, "10.5.1.1", NULL), -1);
-	t_rpc_ok(t, "route.add", "{\"prefix\": \"10.5.0.0/16\", \"nexthop\": \"10.0.1.3\"}", &resp);
-	json_decref(resp);
+	t_call(t, "route.add", "{\"prefix\": \"10.5.0.0/16\", \"nexthop\": \"10.0.1.3\"}");
 	assert_int_equal(route_of(t, "10.5.1.1", &mac), T_PORT8);
 	assert_true(mac_is(&mac, "02:00:00:00:08:01"));
 	/* The running config says what the FIB holds. */
@@ -85,9 +94,8 @@ test_route_add_replace_del(void **state)
 	resp = t_rpc(t, "route.add", "{\"prefix\": \"10.5.0.0/16\", \"nexthop\": \"10.0.1.1\"}");
 	assert_string_equal(error_path(resp), "$.params.prefix");
 	json_decref(resp);
-	t_rpc_ok(t, "route.add", "{\"prefix\": \"10.2.0.0/16\", \"nexthop\": [\"10.0.1.3\"], "
-		 "\"replace\": true}", &resp);
-	json_decref(resp);
+	t_call(t, "route.add", "{\"prefix\": \"10.2.0.0/16\", \"nexthop\": [\"10.0.1.3\"], "
+		 "\"replace\": true}");
 	assert_int_equal(route_of(t, "10.2.9.9", &mac), T_PORT8);
 	resp = t_rpc(t, "config.get", NULL);
 	assert_null(json_object_get(json_object_get(json_object_get(json_object_get(resp,
@@ -97,8 +105,7 @@ test_route_add_replace_del(void **state)
 	/* A blackhole, then gone: 10.3.x falls back to no route. */
 	assert_int_equal(route_of(t, "10.3.0.1", NULL), -1);
 	uint64_t bh = t_drops(t, T_PORT0, LSW_DROP_BLACKHOLE_ROUTE);
-	t_rpc_ok(t, "route.del", "{\"prefix\": \"10.3.0.0/16\"}", &resp);
-	json_decref(resp);
+	t_call(t, "route.del", "{\"prefix\": \"10.3.0.0/16\"}");
 	assert_int_equal(route_of(t, "10.3.0.1", NULL), -1);
 	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_BLACKHOLE_ROUTE), bh);
 	assert_null(route_entry(t, "10.3.0.0/16", &resp));
@@ -109,8 +116,7 @@ test_route_add_replace_del(void **state)
 
 	/* 10.4.0.0/16's next hop was unresolved and only it used it: forgotten with it. */
 	assert_int_not_equal(lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.77")), -1);
-	t_rpc_ok(t, "route.del", "{\"prefix\": \"10.4.0.0/16\"}", &resp);
-	json_decref(resp);
+	t_call(t, "route.del", "{\"prefix\": \"10.4.0.0/16\"}");
 	assert_int_equal(lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.77")), -1);
 	t_switch_free(t);
 }
@@ -122,7 +128,6 @@ test_group_reclaim(void **state)
 {
 	struct t_switch *t = t_switch_new(T_CONFIG);
 	struct lsw_fibctl *fc = t->sw.fibc;
-	json_t *resp;
 	uint32_t v;
 
 	(void)state;
@@ -134,27 +139,23 @@ test_group_reclaim(void **state)
 	lsw_ecmp_counters(&t->sw, gid, &c);
 	assert_int_equal(c.tx[0].pkts + c.tx[1].pkts, 1);
 
-	t_rpc_ok(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": \"10.0.1.1\", "
-		 "\"replace\": true}", &resp);
-	json_decref(resp);
+	t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": \"10.0.1.1\", "
+		 "\"replace\": true}");
 	assert_null(fc->fib->group[gid]);
 	assert_int_equal(fc->n_dead_gid, 0);
 	assert_int_equal(route_of(t, "10.1.2.3", NULL), T_PORT4);
 
 	uint32_t routes = fc->n_routes, next = fc->next_group;
 	for (int i = 0; i < 300; i++) {
-		t_rpc_ok(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
-			 "\"10.0.1.1,10.0.1.3\", \"replace\": true}", &resp);
-		json_decref(resp);
-		t_rpc_ok(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
-			 "\"10.0.1.3\", \"replace\": true}", &resp);
-		json_decref(resp);
+		t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
+			 "\"10.0.1.1,10.0.1.3\", \"replace\": true}");
+		t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
+			 "\"10.0.1.3\", \"replace\": true}");
 	}
 	assert_int_equal(fc->n_routes, routes);
 	assert_true(fc->next_group <= next + 1);
-	t_rpc_ok(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
-		 "\"10.0.1.1,10.0.1.3\", \"replace\": true}", &resp);
-	json_decref(resp);
+	t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
+		 "\"10.0.1.1,10.0.1.3\", \"replace\": true}");
 	assert_int_equal(rte_lpm_lookup(fc->fib->lpm, t_ip("10.1.0.1"), &v), 0);
 	lsw_ecmp_counters(&t->sw, v, &c);
 	assert_int_equal(c.tx[0].pkts + c.tx[1].pkts, 0);
@@ -175,9 +176,8 @@ test_neighbor_add_del(void **state)
 	route_of(t, "192.168.5.9", NULL);
 	assert_int_equal(t_event(t, LSW_EV_NEIGH_HELD), held + 1);
 
-	t_rpc_ok(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
-		 "\"mac\": \"02:00:00:00:0c:09\"}", &resp);
-	json_decref(resp);
+	t_call(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
+		 "\"mac\": \"02:00:00:00:0c:09\"}");
 	assert_int_equal(route_of(t, "192.168.5.9", &mac), T_PORT12);
 	assert_true(mac_is(&mac, "02:00:00:00:0c:09"));
 	assert_non_null(route_entry(t, "192.168.5.9/32", &resp));
@@ -188,14 +188,12 @@ test_neighbor_add_del(void **state)
 		     "\"mac\": \"02:00:00:00:0c:0a\"}");
 	assert_string_equal(error_path(resp), "$.params.ip");
 	json_decref(resp);
-	t_rpc_ok(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
-		 "\"mac\": \"02:00:00:00:0c:0a\", \"replace\": true}", &resp);
-	json_decref(resp);
+	t_call(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
+		 "\"mac\": \"02:00:00:00:0c:0a\", \"replace\": true}");
 	assert_int_equal(route_of(t, "192.168.5.9", &mac), T_PORT12);
 	assert_true(mac_is(&mac, "02:00:00:00:0c:0a"));
 
-	t_rpc_ok(t, "neighbor.del", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\"}", &resp);
-	json_decref(resp);
+	t_call(t, "neighbor.del", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\"}");
 	assert_null(route_entry(t, "192.168.5.9/32", &resp));
 	json_decref(resp);
 	assert_int_equal(lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.9")), -1);
@@ -204,8 +202,7 @@ test_neighbor_add_del(void **state)
 	assert_int_equal(t_event(t, LSW_EV_NEIGH_HELD), held + 1);
 
 	/* A static neighbor that routes use: it stays as a next hop, unresolved. */
-	t_rpc_ok(t, "neighbor.del", "{\"port\": \"Ethernet4\", \"ip\": \"10.0.1.1\"}", &resp);
-	json_decref(resp);
+	t_call(t, "neighbor.del", "{\"port\": \"Ethernet4\", \"ip\": \"10.0.1.1\"}");
 	int id = lsw_fibctl_nh_find(t->sw.fibc, t_ip("10.0.1.1"));
 	assert_true(id >= 0);
 	assert_int_equal(t->sw.fibc->meta[id].state, LSW_NH_INCOMPLETE);
@@ -234,9 +231,8 @@ test_addresses(void **state)
 	json_t *resp;
 
 	(void)state;
-	t_rpc_ok(t, "config.set", "{\"config\": {\"INTERFACE\": {\"Ethernet12|172.16.0.1/24\": "
-		 "{}}}}", &resp);
-	json_decref(resp);
+	t_call(t, "config.set", "{\"config\": {\"INTERFACE\": {\"Ethernet12|172.16.0.1/24\": "
+		 "{}}}}");
 	assert_non_null(route_entry(t, "172.16.0.0/24", &resp));
 	json_decref(resp);
 	assert_non_null(route_entry(t, "172.16.0.1/32", &resp));
@@ -257,9 +253,8 @@ test_addresses(void **state)
 	json_decref(resp);
 
 	/* With the route gone too, the address goes with its connected subnet. */
-	t_rpc_ok(t, "config.set", "{\"config\": {\"INTERFACE\": {\"Ethernet12|192.168.5.1/24\": "
-		 "null}, \"STATIC_ROUTE\": {\"10.4.0.0/16\": null}}}", &resp);
-	json_decref(resp);
+	t_call(t, "config.set", "{\"config\": {\"INTERFACE\": {\"Ethernet12|192.168.5.1/24\": "
+		 "null}, \"STATIC_ROUTE\": {\"10.4.0.0/16\": null}}}");
 	assert_null(route_entry(t, "192.168.5.0/24", &resp));
 	json_decref(resp);
 	assert_null(route_entry(t, "192.168.5.1/32", &resp));
