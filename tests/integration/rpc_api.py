@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import LSW, SOURCE, Lsw, RpcError, base_config, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import (LSW, SOURCE, Lsw, RpcError, base_config, run_test, tmpdir,  # noqa: E402
+                     wait_until)
 
 METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", "route.list",
            "neighbor.list", "stats.clear", "buffer.pools", "buffer.profiles", "pg.stats",
