@@ -4,7 +4,8 @@
  * conn_process() in control/rpc_server.c: framing (lsw_rpc_frame for an object or a batch,
  * a line for anything else), json_loadb, lsw_rpc_handle, json_dumps. The switch is built by
  * the unit-test harness from tests/fuzz/switch.json, with its net_null ports started, the
- * drop snapshot store and an RPC server, so that every registered method's real handler runs.
+ * drop snapshot store (with three dropped packets in it) and an RPC server, so that every
+ * registered method's real handler runs.
  *
  * Each request is checked against JSON-RPC 2.0 and lsw's own promises:
  *   - a request with a usable id gets exactly one response, with that id; a notification
@@ -21,8 +22,8 @@
  *   - whatever config.set accepted can be undone: after each input the starting config is
  *     applied back through lsw_config_hot_check and lsw_config_apply, so that every input
  *     starts from the same switch and a crash reproduces from its input alone;
- *   - then DPDK's heap holds what it held at the start: rte_malloc memory is invisible to
- *     ASan and LeakSanitizer, which check the rest.
+ *   - then DPDK's heap holds what it held at the start (rte_malloc memory is invisible to
+ *     ASan and LeakSanitizer, which check the rest), and every mbuf is back in the pool.
  * A failed check prints the request and the response and aborts, which libFuzzer reports as
  * a crash with the input saved.
  *
@@ -70,7 +71,10 @@ static struct lsw_switch *sw;
 static json_t *initial;          /* the config document the switch started with */
 static uint64_t heap_count, heap_bytes; /* DPDK's heap then (see dpdk_heap) */
 static unsigned int heap_ecmp;   /* and how many ECMP counter blocks it held */
+static uint32_t snaps;           /* drop snapshots stored (see seed_drops) */
+static unsigned int mbufs;       /* in the harness's pool */
 static char sock_path[108];
+static bool print_answers;       /* LSW_FUZZ_PRINT set: to replay an input and see why */
 
 /* What DPDK's heap holds, which ASan and LeakSanitizer do not see. */
 static void
@@ -96,6 +100,30 @@ ecmp_slots(void)
 	return n;
 }
 
+/*
+ * Dropped packets for drops.list to find, filter and decode, fed to the worker as the
+ * harness does: a RoCEv2 one into the blackhole route, one routed to Ethernet12 (admin
+ * down), one over Ethernet8's MTU without DF. None makes the switch send anything (no ICMP,
+ * no ARP), so every mbuf comes back.
+ */
+static void
+seed_drops(void)
+{
+	static const struct t_flow flows[] = {
+		{.dst = "10.4.0.1", .sport = 1000, .dport = 4791, .payload = 64, .vlan = -1},
+		{.dst = "10.0.1.5", .sport = 1001, .dport = 4791, .payload = 64, .vlan = 0},
+		{.dst = "10.3.0.1", .sport = 1002, .dport = 5000, .payload = 1600, .vlan = -1},
+	};
+	static uint8_t frame[2048];
+	static uint64_t now;
+
+	for (size_t i = 0; i < RTE_DIM(flows); i++) {
+		now += T_HZ / 1000;
+		t_rx(ts, 0, frame, t_build_ipv4(frame, &flows[i]), now);
+	}
+	lsw_dropsnap_poll(sw);
+}
+
 static void
 cleanup(void)
 {
@@ -115,6 +143,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	RTE_SET_USED(argc);
 	RTE_SET_USED(argv);
+	print_answers = getenv("LSW_FUZZ_PRINT") != NULL;
 	if (f == NULL || (n = fread(text, 1, sizeof(text) - 1, f)) == 0) {
 		fprintf(stderr, "fuzz_rpc: cannot read %s (set LSW_FUZZ_CONFIG)\n", path);
 		exit(1);
@@ -145,6 +174,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	atexit(cleanup);
 	sw->start_ns = lsw_now_ns();
+	seed_drops();
+	snaps = sw->snaps.n;
+	mbufs = rte_mempool_avail_count(t_pool());
 	initial = json_deep_copy(sw->cfg->doc);
 	dpdk_heap(&heap_count, &heap_bytes);
 	heap_ecmp = ecmp_slots();
@@ -378,6 +410,8 @@ check_serialised(json_t *resp, const char *req, size_t len)
 	back = json_loads(txt, JSON_REJECT_DUPLICATES, &je);
 	if (back == NULL || !json_equal(back, resp))
 		bug("the serialised response does not parse back to itself", req, len, resp);
+	if (print_answers)
+		fprintf(stderr, "%s\n", txt);
 	json_decref(back);
 	free(txt);
 }
@@ -519,6 +553,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += end;
 	}
 	restore();
+	/* drops.clear, or a new store size: the snapshots again, for the next input. */
+	if (sw->snaps.n != snaps) {
+		lsw_dropsnap_clear(sw);
+		seed_drops();
+	}
+	if (rte_mempool_avail_count(t_pool()) != mbufs) {
+		fprintf(stderr, "fuzz_rpc: %u mbufs in the pool, not %u\n",
+			rte_mempool_avail_count(t_pool()), mbufs);
+		abort();
+	}
 	dpdk_heap(&count, &bytes);
 	/* A next-hop group's ECMP counters stay allocated after the group is gone, for the
 	 * next group of that id (ecmp.c): a new one is no leak, and the baseline moves. */
