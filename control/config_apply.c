@@ -139,6 +139,32 @@ lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
 		}
 }
 
+/* Free what the FIB let go of; only after a grace period (a publish), since a worker may
+ * still hold a group or next-hop id it looked up before the change. */
+static void
+fib_reclaim(struct lsw_switch *sw)
+{
+	for (uint32_t i = 0; i < sw->fibc->n_dead_gid; i++)
+		lsw_ecmp_forget(sw, sw->fibc->dead_gid[i]);
+	lsw_fibctl_reclaim(sw->fibc);
+}
+
+/* A change failed after the FIB took (part of) @n: put the running config's routes back
+ * and give them their snapshot. What both passes let go of is reclaimed after that
+ * snapshot's grace period, or by the next change that publishes. */
+static void
+fib_rollback(struct lsw_switch *sw, const struct lsw_config *n)
+{
+	if (lsw_fibctl_update(sw->fibc, n, sw->cfg, lsw_now_ns()) != 0)
+		LSW_LOG(ERR, "FIB: the running routes could not all be restored (see route.list); "
+			"restart lsw to be sure");
+	struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+	if (conf == NULL)
+		return;
+	lsw_snapshot_publish(sw, conf);
+	fib_reclaim(sw);
+}
+
 /* Returns 0; -1 out of memory; -2 a port refused its new MTU (@n is then freed, and the
  * running config says what each port really has). */
 int
@@ -160,30 +186,31 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 		json_object_set_new(pt, "mtu", json_string(mtu));
 	}
 
+	/* Speeds feed the snapshot (shapers, ECMP bands); kept to restore on failure. */
+	uint32_t speed[LSW_MAX_PORTS];
 	for (uint16_t i = 0; i < n->n_ports; i++) {
+		speed[i] = sw->port[i].speed;
 		if (n->port[i].speed != o->port[i].speed && n->port[i].speed != 0)
 			sw->port[i].speed = n->port[i].speed;
-		if (n->port[i].admin_up != o->port[i].admin_up)
-			lsw_port_set_admin(sw, i, n->port[i].admin_up);
 	}
 	/* The FIB first: the new snapshot gives its new groups their ECMP state. */
-	if (lsw_fibctl_update(sw->fibc, o, n, lsw_now_ns()) != 0) {
-		lsw_fibctl_update(sw->fibc, n, o, lsw_now_ns()); /* undo what went in */
-		lsw_fibctl_reclaim(sw->fibc);
-		return -1;
+	struct lsw_dp_conf *conf = NULL;
+	if (lsw_fibctl_update(sw->fibc, o, n, lsw_now_ns()) == 0) {
+		sw->cfg = n;
+		conf = lsw_snapshot_build(sw);
 	}
-	sw->cfg = n;
-	struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
 	if (conf == NULL) {
 		sw->cfg = o;
-		lsw_fibctl_update(sw->fibc, n, o, lsw_now_ns());
-		lsw_fibctl_reclaim(sw->fibc);
+		for (uint16_t i = 0; i < n->n_ports; i++)
+			sw->port[i].speed = speed[i];
+		fib_rollback(sw, n);
 		return -1;
 	}
 	lsw_snapshot_publish(sw, conf); /* returns after a grace period */
-	for (uint32_t i = 0; i < sw->fibc->n_dead_gid; i++)
-		lsw_ecmp_forget(sw, sw->fibc->dead_gid[i]);
-	lsw_fibctl_reclaim(sw->fibc);
+	fib_reclaim(sw);
+	for (uint16_t i = 0; i < n->n_ports; i++)
+		if (n->port[i].admin_up != o->port[i].admin_up)
+			lsw_port_set_admin(sw, i, n->port[i].admin_up);
 	if (lsw_dropsnap_config(sw, o) != 0)
 		LSW_LOG(ERR, "out of memory for %u drop snapshots: the store keeps its size",
 			n->g.drop_snapshots);

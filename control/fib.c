@@ -111,14 +111,20 @@ lsw_fibctl_nh_find(const struct lsw_fibctl *fc, uint32_t ip)
 	return (int)(uintptr_t)data;
 }
 
+static void nh_kill(struct lsw_fibctl *fc, uint32_t id);
+
 /* The next hop for @ip on @port, created unresolved if new. */
 static int
 nh_get(struct lsw_fibctl *fc, uint32_t ip, uint16_t port)
 {
 	int id = lsw_fibctl_nh_find(fc, ip);
 
-	if (id >= 0)
+	if (id >= 0 && fc->fib->nh[id].port == port)
 		return id;
+	/* Its subnet moved to another port: a new next hop there. The routes through the old
+	 * one move to the new one in the same update (their next-hop port changed too). */
+	if (id >= 0)
+		nh_kill(fc, (uint32_t)id);
 	for (id = 0; id < LSW_MAX_NH; id++)
 		if (fc->meta[id].state == LSW_NH_FREE)
 			break;
@@ -188,23 +194,22 @@ static_route_value(struct lsw_fibctl *fc, const struct lsw_route_conf *r)
 
 	if (r->blackhole)
 		return LSW_NHG_ID_BLACKHOLE;
-	for (unsigned int i = 0; i < r->n_nh; i++) {
-		int id = nh_get(fc, r->nh_ip[i], r->nh_port[i]);
+	unsigned int taken = 0;
+	for (; taken < r->n_nh; taken++) {
+		int id = nh_get(fc, r->nh_ip[taken], r->nh_port[taken]);
 		if (id < 0)
-			return UINT32_MAX;
+			goto fail;
 		fc->meta[id].refs++;
-		ids[i] = (uint32_t)id;
+		ids[taken] = (uint32_t)id;
 	}
 	if (r->n_nh == 1)
 		return LSW_FIB_NH_BIT | ids[0];
 	uint32_t gid = LSW_NHG_ID_FIRST_FREE;
 	while (gid < LSW_MAX_NHG && fc->fib->group[gid] != NULL)
 		gid++;
-	if (gid == LSW_MAX_NHG)
-		return UINT32_MAX;
-	struct lsw_nhg *g = rte_zmalloc("lsw_nhg", sizeof(*g), 0);
+	struct lsw_nhg *g = gid < LSW_MAX_NHG ? rte_zmalloc("lsw_nhg", sizeof(*g), 0) : NULL;
 	if (g == NULL)
-		return UINT32_MAX;
+		goto fail;
 	g->type = LSW_NHG_FORWARD;
 	g->n = r->n_nh;
 	memcpy(g->member, ids, r->n_nh * sizeof(ids[0]));
@@ -212,6 +217,10 @@ static_route_value(struct lsw_fibctl *fc, const struct lsw_route_conf *r)
 		fc->next_group = gid + 1;
 	__atomic_store_n(&fc->fib->group[gid], g, __ATOMIC_RELEASE);
 	return gid;
+fail:
+	while (taken-- > 0)
+		fc->meta[ids[taken]].refs--;
+	return UINT32_MAX;
 }
 
 /* Take @route's list entry out, and its prefix out of the LPM. */
@@ -305,8 +314,8 @@ conf_has_addr(const struct lsw_config *c, uint16_t port, const struct lsw_addr *
 	return false;
 }
 
-static bool
-on_subnet(const struct lsw_config *c, uint16_t port, uint32_t ip)
+bool
+lsw_config_on_subnet(const struct lsw_config *c, uint16_t port, uint32_t ip)
 {
 	for (unsigned int i = 0; port < c->n_ports && i < c->port[port].n_addr; i++) {
 		const struct lsw_addr *a = &c->port[port].addr[i];
@@ -316,78 +325,72 @@ on_subnet(const struct lsw_config *c, uint16_t port, uint32_t ip)
 	return false;
 }
 
-static int
-update_addrs(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n)
+/* @c has @ip on @port (any prefix length). */
+static bool
+conf_has_ip(const struct lsw_config *c, uint16_t port, uint32_t ip)
 {
-	for (uint16_t p = 0; o != NULL && p < o->n_ports; p++)
+	for (unsigned int i = 0; c != NULL && port < c->n_ports && i < c->port[port].n_addr; i++)
+		if (c->port[port].addr[i].ip == ip)
+			return true;
+	return false;
+}
+
+/* Install @prefix/@plen, overwriting in place whatever route has it now (the LPM rule is
+ * replaced, never missing). */
+static int
+route_set(struct lsw_fibctl *fc, uint32_t prefix, uint8_t plen, uint8_t kind, uint16_t port,
+	  uint32_t value)
+{
+	struct lsw_route *r = route_find(fc, prefix, plen);
+
+	if (r == NULL)
+		return route_add(fc, prefix, plen, kind, port, value);
+	if (rte_lpm_add(fc->fib->lpm, prefix, plen, value) != 0)
+		return -1;
+	if (r->kind == LSW_RT_STATIC)
+		value_release(fc, r->value);
+	else if (r->kind == LSW_RT_NEIGH)
+		fc->meta[r->value & ~LSW_FIB_NH_BIT].host_route = false;
+	*r = (struct lsw_route){.prefix = prefix, .plen = plen, .kind = kind, .port = port,
+				.value = value};
+	return 0;
+}
+
+/* Removals first, so that an addition never lands on a prefix a removal then deletes. */
+static void
+remove_old(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n)
+{
+	for (uint16_t p = 0; p < o->n_ports; p++)
 		for (unsigned int i = 0; i < o->port[p].n_addr; i++) {
 			const struct lsw_addr *a = &o->port[p].addr[i];
 			if (conf_has_addr(n, p, a))
 				continue;
-			route_del(fc, a->ip, 32, LSW_RT_LOCAL);
+			if (!conf_has_ip(n, p, a->ip)) /* else overwritten in place below */
+				route_del(fc, a->ip, 32, LSW_RT_LOCAL);
 			route_del(fc, a->ip & lsw_prefix_mask(a->plen), a->plen, LSW_RT_CONNECTED);
 		}
-	for (uint16_t p = 0; p < n->n_ports; p++)
-		for (unsigned int i = 0; i < n->port[p].n_addr; i++) {
-			const struct lsw_addr *a = &n->port[p].addr[i];
-			if (conf_has_addr(o, p, a))
-				continue;
-			if (route_add(fc, a->ip, 32, LSW_RT_LOCAL, p, LSW_NHG_ID_LOCAL) != 0)
-				return -1;
-			if (a->plen < 32 &&
-			    route_add(fc, a->ip & lsw_prefix_mask(a->plen), a->plen,
-				      LSW_RT_CONNECTED, p, LSW_NHG_ID_GLEAN0 + p) != 0)
-				return -1;
-		}
-	return 0;
-}
-
-/* Static routes: a changed one is replaced in place (rte_lpm_add overwrites the rule), so
- * its traffic never sees a missing route. */
-static int
-update_routes(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n)
-{
-	for (uint32_t i = 0; o != NULL && i < o->n_routes; i++) {
+	for (uint32_t i = 0; i < o->n_routes; i++) {
 		const struct lsw_route_conf *r = &o->routes[i];
 		struct lsw_route *fr = route_find(fc, r->prefix, r->plen);
 		if (conf_route(n, r->prefix, r->plen) != NULL || fr == NULL ||
 		    fr->kind != LSW_RT_STATIC)
 			continue;
+		int id = r->plen == 32 ? lsw_fibctl_nh_find(fc, r->prefix) : -1;
+		uint8_t st = id >= 0 ? fc->meta[id].state : LSW_NH_FREE;
+		if (st == LSW_NH_LEARNED || st == LSW_NH_STATIC) {
+			/* A resolved neighbor under the /32: its host route takes over. */
+			route_set(fc, r->prefix, 32, LSW_RT_NEIGH, fc->fib->nh[id].port,
+				  LSW_FIB_NH_BIT | (uint32_t)id);
+			fc->meta[id].host_route = true;
+			continue;
+		}
 		value_release(fc, fr->value);
 		route_remove(fc, fr);
 	}
-	for (uint32_t i = 0; i < n->n_routes; i++) {
-		const struct lsw_route_conf *r = &n->routes[i], *or = conf_route(o, r->prefix, r->plen);
-		struct lsw_route *fr = route_find(fc, r->prefix, r->plen);
-		if (or != NULL && fr != NULL && fr->kind == LSW_RT_STATIC && same_route(or, r))
-			continue;
-		uint32_t v = static_route_value(fc, r);
-		if (v == UINT32_MAX)
-			return -1;
-		if (fr == NULL) {
-			if (route_add(fc, r->prefix, r->plen, LSW_RT_STATIC, 0, v) != 0)
-				return -1;
-			continue;
-		}
-		if (rte_lpm_add(fc->fib->lpm, r->prefix, r->plen, v) != 0)
-			return -1;
-		if (fr->kind == LSW_RT_STATIC) /* else a neighbor's host route it now covers */
-			value_release(fc, fr->value);
-		else if (fr->value & LSW_FIB_NH_BIT)
-			fc->meta[fr->value & ~LSW_FIB_NH_BIT].host_route = false;
-		*fr = (struct lsw_route){.prefix = r->prefix, .plen = r->plen,
-					 .kind = LSW_RT_STATIC, .value = v};
-	}
-	return 0;
-}
-
-static int
-update_neighs(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n,
-	      uint64_t now_ns)
-{
-	/* Gone or moved to another port: back to unresolved, so that ARP takes over for the
-	 * routes using it. A new MAC is written in place below, with no unresolved moment. */
-	for (uint32_t i = 0; o != NULL && i < o->n_neighs; i++) {
+	/* Static neighbors gone (or moved to another port) go back to unresolved, so that ARP
+	 * takes over for the routes using them; nh_gc forgets the ones no route uses. A new
+	 * MAC on the same port is written in place below, with no unresolved moment. */
+	for (uint32_t i = 0; i < o->n_neighs; i++) {
 		int id = lsw_fibctl_nh_find(fc, o->neighs[i].ip);
 		if (conf_neigh(n, &o->neighs[i], false) != NULL || id < 0 ||
 		    fc->meta[id].state != LSW_NH_STATIC)
@@ -397,8 +400,38 @@ update_neighs(struct lsw_fibctl *fc, const struct lsw_config *o, const struct ls
 		if (fc->meta[id].host_route)
 			route_del(fc, o->neighs[i].ip, 32, LSW_RT_NEIGH);
 		fc->meta[id].host_route = false;
-		if (fc->meta[id].refs == 0 || fc->fib->nh[id].port != o->neighs[i].port)
-			nh_kill(fc, (uint32_t)id);
+	}
+}
+
+static int
+add_new(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n,
+	uint64_t now_ns)
+{
+	for (uint16_t p = 0; p < n->n_ports; p++)
+		for (unsigned int i = 0; i < n->port[p].n_addr; i++) {
+			const struct lsw_addr *a = &n->port[p].addr[i];
+			if (conf_has_addr(o, p, a))
+				continue;
+			if (route_set(fc, a->ip, 32, LSW_RT_LOCAL, p, LSW_NHG_ID_LOCAL) != 0)
+				return -1;
+			if (a->plen < 32 &&
+			    route_set(fc, a->ip & lsw_prefix_mask(a->plen), a->plen,
+				      LSW_RT_CONNECTED, p, LSW_NHG_ID_GLEAN0 + p) != 0)
+				return -1;
+		}
+	/* A changed static route is replaced in place: its traffic never sees it missing. */
+	for (uint32_t i = 0; i < n->n_routes; i++) {
+		const struct lsw_route_conf *r = &n->routes[i], *or = conf_route(o, r->prefix, r->plen);
+		struct lsw_route *fr = route_find(fc, r->prefix, r->plen);
+		if (or != NULL && fr != NULL && fr->kind == LSW_RT_STATIC && same_route(or, r))
+			continue;
+		uint32_t v = static_route_value(fc, r);
+		if (v == UINT32_MAX)
+			return -1;
+		if (route_set(fc, r->prefix, r->plen, LSW_RT_STATIC, 0, v) != 0) {
+			value_release(fc, v);
+			return -1;
+		}
 	}
 	for (uint32_t i = 0; i < n->n_neighs; i++) {
 		const struct lsw_neigh_conf *nb = &n->neighs[i];
@@ -422,7 +455,8 @@ nh_gc(struct lsw_fibctl *fc, const struct lsw_config *n)
 		struct lsw_nh_meta *m = &fc->meta[id];
 		const struct lsw_nh *nh = &fc->fib->nh[id];
 		if ((m->state == LSW_NH_INCOMPLETE && m->refs == 0) ||
-		    (m->state == LSW_NH_LEARNED && m->refs == 0 && !on_subnet(n, nh->port, nh->ip)))
+		    (m->state == LSW_NH_LEARNED && m->refs == 0 &&
+		     !lsw_config_on_subnet(n, nh->port, nh->ip)))
 			nh_kill(fc, id);
 		else if ((m->state == LSW_NH_LEARNED || m->state == LSW_NH_STATIC) &&
 			 !m->host_route && route_find(fc, nh->ip, 32) == NULL) {
@@ -439,8 +473,9 @@ int
 lsw_fibctl_update(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n,
 		  uint64_t now_ns)
 {
-	if (update_addrs(fc, o, n) != 0 || update_routes(fc, o, n) != 0 ||
-	    update_neighs(fc, o, n, now_ns) != 0 || nh_gc(fc, n) != 0) {
+	if (o != NULL)
+		remove_old(fc, o, n);
+	if (add_new(fc, o, n, now_ns) != 0 || nh_gc(fc, n) != 0) {
 		LSW_LOG(ERR, "FIB: could not install the configured routes (%u installed): "
 			"table full", fc->n_routes);
 		return -1;

@@ -178,8 +178,10 @@ lsw_ecmp_publish_paused(struct lsw_worker *w, uint16_t port, uint64_t now)
 	__atomic_store_n(&w->dp->ecmp_sig[port].paused, paused, __ATOMIC_RELAXED);
 }
 
-/* Sample @port's load and queue and publish its quality and PFC-paused queues (owner). */
-void
+/* Sample @port's load and queue and publish its quality and PFC-paused queues (owner).
+ * Once per sample interval: out of line, so that the worker loop stays small enough for
+ * the IPv4 path to inline into it. */
+__rte_noinline void
 lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 		     uint64_t now)
 {
@@ -193,8 +195,11 @@ lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint1
 			w->ctr->port[port].ctr[LSW_PC_IF_OUT_OCTETS], queued, now);
 }
 
-/* The member of group @g (settings @eg) for this packet of traffic class @tc. */
-uint8_t
+/* The member of group @g (settings @eg) for this packet of traffic class @tc. Kept out of
+ * line: inlined (LTO does), it makes lsw_ipv4_input too big to inline into the worker
+ * loop, which cost every packet 10% even with the default hash mode, which never calls
+ * it. */
+__rte_noinline uint8_t
 lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
 		const struct lsw_ecmp_grp *eg, const struct lsw_nhg *g,
 		const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint8_t tc,

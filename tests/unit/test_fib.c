@@ -263,6 +263,54 @@ test_addresses(void **state)
 	t_switch_free(t);
 }
 
+/* Changes that move things in one config.set: a subnet (with its neighbor and the route
+ * through it) to another port, a static route replaced by a connected subnet, a static
+ * /32 over a resolved neighbor deleted. Each ends with traffic where the config says. */
+static void
+test_moves(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct rte_ether_addr mac;
+	json_t *resp;
+
+	(void)state;
+	t_call(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.77\", "
+	       "\"mac\": \"02:00:00:00:0c:4d\"}");
+	assert_int_equal(route_of(t, "10.4.1.1", &mac), T_PORT12);
+	t_call(t, "config.set", "{\"config\": {\"INTERFACE\": {\"Ethernet12|192.168.5.1/24\": "
+	       "null, \"Ethernet8|192.168.5.1/24\": {}}, \"NEIGH\": {\"Ethernet12|192.168.5.77\":"
+	       " null, \"Ethernet8|192.168.5.77\": {\"neigh\": \"02:00:00:00:08:4d\"}}}}");
+	assert_int_equal(route_of(t, "10.4.1.1", &mac), T_PORT8);
+	assert_true(mac_is(&mac, "02:00:00:00:08:4d"));
+	int id = lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.77"));
+	assert_int_equal(t->sw.fibc->fib->nh[id].port, T_PORT8);
+	assert_int_equal(t->sw.fibc->meta[id].refs, 1);
+
+	/* The static route goes and its prefix becomes a connected subnet, in one change. */
+	t_call(t, "config.set", "{\"config\": {\"STATIC_ROUTE\": {\"10.4.0.0/16\": null}, "
+	       "\"INTERFACE\": {\"Ethernet12|10.4.0.1/16\": {}}}}");
+	json_t *r = route_entry(t, "10.4.0.0/16", &resp);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "type")), "connected");
+	json_decref(resp);
+	uint64_t held = t_event(t, LSW_EV_NEIGH_HELD);
+	route_of(t, "10.4.3.3", NULL);
+	assert_int_equal(t_event(t, LSW_EV_NEIGH_HELD), held + 1);
+	assert_int_equal(lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.77")), id); /* static */
+
+	/* A static /32 over a resolved neighbor: deleted, the neighbor's host route is back. */
+	t_call(t, "route.add", "{\"prefix\": \"10.0.1.1/32\", \"nexthop\": \"10.0.1.3\"}");
+	assert_int_equal(route_of(t, "10.0.1.1", NULL), T_PORT8);
+	t_call(t, "route.del", "{\"prefix\": \"10.0.1.1/32\"}");
+	assert_int_equal(route_of(t, "10.0.1.1", &mac), T_PORT4);
+	assert_true(mac_is(&mac, "02:00:00:00:04:01"));
+	r = route_entry(t, "10.0.1.1/32", &resp);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "type")), "neighbor");
+	json_decref(resp);
+	t_switch_free(t);
+}
+
 int
 main(void)
 {
@@ -271,6 +319,7 @@ main(void)
 		cmocka_unit_test(test_group_reclaim),
 		cmocka_unit_test(test_neighbor_add_del),
 		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_moves),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
