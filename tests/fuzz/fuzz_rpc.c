@@ -73,7 +73,6 @@ static uint64_t heap_count, heap_bytes; /* DPDK's heap then (see dpdk_heap) */
 static unsigned int heap_ecmp;   /* and how many ECMP counter blocks it held */
 static uint32_t snaps;           /* drop snapshots stored (see seed_drops) */
 static unsigned int mbufs;       /* in the harness's pool */
-static char sock_path[108];
 static bool print_answers;       /* LSW_FUZZ_PRINT set: to replay an input and see why */
 
 /* What DPDK's heap holds, which ASan and LeakSanitizer do not see. */
@@ -163,15 +162,18 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_rpc: out of memory\n");
 		exit(1);
 	}
-	snprintf(sock_path, sizeof(sock_path), "%s/lsw-fuzz-%d.sock",
+	snprintf(sw->rpc_path, sizeof(sw->rpc_path), "%s/lsw-fuzz-%d.sock",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
-	snprintf(sw->rpc_path, sizeof(sw->rpc_path), "%s", sock_path);
 	snprintf(sw->config_path, sizeof(sw->config_path), "%s", path);
-	sw->rpc = lsw_rpc_server_create(sw, sock_path, &lim, err, sizeof(err));
+	sw->rpc = lsw_rpc_server_create(sw, sw->rpc_path, &lim, err, sizeof(err));
 	if (sw->rpc == NULL) {
 		fprintf(stderr, "fuzz_rpc: %s\n", err);
 		exit(1);
 	}
+	/* Nobody connects: the names can go now, so that a crash leaves nothing behind. */
+	snprintf(err, sizeof(err), "%s.lock", sw->rpc_path);
+	unlink(sw->rpc_path);
+	unlink(err);
 	atexit(cleanup);
 	sw->start_ns = lsw_now_ns();
 	seed_drops();
