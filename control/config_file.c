@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,29 +50,39 @@ fsync_dir(const char *path)
 int
 lsw_config_save(const json_t *doc, const char *path, char *err, size_t errlen)
 {
-	char tmp[PATH_MAX + 32];
+	char real[PATH_MAX], tmp[PATH_MAX + 32];
 	struct stat st;
-	mode_t mode = 0644;
-	char *txt = json_dumps(doc, JSON_INDENT(2));
+	bool exists;
+	char *txt;
 	int fd = -1;
 
+	/* A symlink is followed: the file it names is replaced, the link stays a link. */
+	if (realpath(path, real) != NULL) {
+		path = real;
+		exists = stat(path, &st) == 0;
+		if (exists && !S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "%s is not a regular file", path);
+			return -1;
+		}
+	} else {
+		exists = false;
+	}
+	txt = json_dumps(doc, JSON_INDENT(2));
 	if (txt == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			snprintf(err, errlen, "%s is not a regular file", path);
-			free(txt);
-			return -1;
-		}
-		mode = st.st_mode & 07777; /* a saved file keeps its permissions */
-	}
-	/* The temporary file sits next to the target: rename(2) is atomic within a file
-	 * system only. */
+	/* The temporary file sits next to the target (rename(2) is atomic within a file
+	 * system only); created exclusively and never through a link, so that nothing
+	 * planted at its name is written to. */
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
+		goto fail;
+	/* The new file keeps the old one's mode and owner (open's mode passes the umask). */
+	if (exists && (fchmod(fd, st.st_mode & 07777) != 0 ||
+		       fchown(fd, st.st_uid, st.st_gid) != 0))
 		goto fail;
 	if (write_all(fd, txt, strlen(txt)) != 0 || write_all(fd, "\n", 1) != 0 ||
 	    fsync(fd) != 0)
@@ -98,6 +109,27 @@ fail:
 	unlink(tmp);
 	free(txt);
 	return -1;
+}
+
+json_t *
+lsw_config_read(const char *path, char *err, size_t errlen)
+{
+	/* Non-blocking and regular files only: a FIFO or a device would hold the main lcore. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	json_error_t je;
+	json_t *doc = NULL;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20))
+		snprintf(err, errlen, "%s: not a regular file of 64 MB at most", path);
+	else if ((doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je)) == NULL)
+		snprintf(err, errlen, "%s: line %d: %s", path, je.line, je.text);
+	close(fd);
+	return doc;
 }
 
 static void

@@ -174,14 +174,14 @@ static json_t *
 config_diff(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 {
 	const char *path = path_param(sw, params, e);
-	json_error_t je;
+	char err[PATH_MAX + 256];
 	json_t *file;
 
 	if (path == NULL)
 		return NULL;
-	file = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	file = lsw_config_read(path, err, sizeof(err));
 	if (file == NULL) {
-		lsw_rpc_fail(e, LSW_RPC_ERR_IO, "%.100s: %.50s", path, je.text);
+		lsw_rpc_fail(e, LSW_RPC_ERR_IO, "%.150s", err);
 		return NULL;
 	}
 	json_t *d = lsw_config_diff(file, sw->cfg->doc);

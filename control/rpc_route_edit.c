@@ -6,6 +6,7 @@
  * say what the FIB holds.
  */
 #include <string.h>
+#include <strings.h>
 #include "jsonv.h"
 #include "rpc.h"
 #include "switch.h"
@@ -69,7 +70,7 @@ route_key(struct lsw_switch *sw, const char *table, uint32_t prefix, uint8_t ple
 	uint8_t len;
 
 	json_object_foreach(t, k, v) {
-		const char *p = strncmp(k, "default|", 8) == 0 ? k + 8 : k;
+		const char *p = strncasecmp(k, "default|", 8) == 0 ? k + 8 : k;
 		if (lsw_parse_prefix(p, &ip, &len) && ip == prefix && len == plen)
 			return k;
 	}
@@ -91,6 +92,10 @@ prefix_param(struct lsw_switch *sw, json_t *params, uint32_t *ip, uint8_t *plen,
 		return false;
 	if (!lsw_parse_prefix(s, ip, plen)) {
 		lsw_errs_add(&e->errs, "$.params.prefix", "'%s' is not an IPv4 prefix", s);
+		return false;
+	}
+	if (*ip & ~lsw_prefix_mask(*plen)) {
+		lsw_errs_add(&e->errs, "$.params.prefix", "%s has host bits set", s);
 		return false;
 	}
 	*key = route_key(sw, "STATIC_ROUTE", *ip, *plen);
@@ -145,7 +150,12 @@ route_add(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 	json_t *routes = json_object();
 	json_object_set_new(routes, key ? key : json_string_value(json_object_get(params,
 		"prefix")), entry);
-	return apply(sw, json_pack("{s:o}", "STATIC_ROUTE", routes), e);
+	json_t *patch = json_pack("{s:o}", "STATIC_ROUTE", routes);
+	/* Down to one next hop (or a blackhole): the group's ECMP entry has nothing to say. */
+	const char *ek = route_key(sw, "ECMP", ip, plen);
+	if (ek != NULL && (blackhole || strchr(nh, ',') == NULL))
+		json_object_set_new(patch, "ECMP", json_pack("{s:n}", ek));
+	return apply(sw, patch, e);
 }
 
 static const struct lsw_rpc_method m_route_add = {

@@ -154,6 +154,8 @@ int lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n);
 /* Write @doc to @path atomically (temp file, fsync, rename, fsync of the directory). 0, or
  * -1 with @err set; the previous file is then unchanged. */
 int lsw_config_save(const json_t *doc, const char *path, char *err, size_t errlen);
+/* A config file's JSON (not validated), or NULL with @err set. */
+json_t *lsw_config_read(const char *path, char *err, size_t errlen);
 /* What differs from @file to @running: [{"path", "change": added|removed|changed, "file",
  * "running"}], objects compared key by key, anything else whole. */
 json_t *lsw_config_diff(json_t *file, json_t *running);

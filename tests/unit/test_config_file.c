@@ -78,7 +78,7 @@ test_save_roundtrip(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/lsw.json", dir);
 	put(path, "{}");
-	chmod(path, 0640);
+	chmod(path, 0660); /* beyond the usual umask of 022 */
 	t_rpc_ok(t, "route.add", "{\"prefix\": \"10.5.0.0/16\", \"nexthop\": \"10.0.1.1\"}", &resp);
 	json_decref(resp);
 	snprintf(params, sizeof(params), "{\"path\": \"%s\"}", path);
@@ -91,7 +91,7 @@ test_save_roundtrip(void **state)
 	json_decref(saved);
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(st.st_mode & 0777, 0660);
 	assert_int_equal(count_files(), 1); /* no temporary file left */
 
 	/* The saved file is a config lsw loads, and nothing differs from it. */
@@ -102,6 +102,32 @@ test_save_roundtrip(void **state)
 	json_t *d = t_rpc_ok(t, "config.diff", params, &resp);
 	assert_int_equal(json_array_size(json_object_get(d, "differences")), 0);
 	json_decref(resp);
+
+	/* Through a symlink: the file it names is replaced, the link stays. */
+	char link[160];
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	assert_int_equal(symlink(path, link), 0);
+	put(path, "{}");
+	snprintf(params, sizeof(params), "{\"path\": \"%s\"}", link);
+	t_rpc_ok(t, "config.save", params, &resp);
+	json_decref(resp);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	saved = json_load_file(path, 0, &je);
+	assert_true(json_equal(saved, t->sw.cfg->doc));
+	json_decref(saved);
+	unlink(link);
+
+	/* A FIFO is refused at once instead of holding the main lcore. */
+	char fifo[160];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(params, sizeof(params), "{\"path\": \"%s\"}", fifo);
+	resp = t_rpc(t, "config.diff", params);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(resp, "error"),
+							    "code")), LSW_RPC_ERR_IO);
+	json_decref(resp);
+	unlink(fifo);
 
 	/* Refusals: a relative path by field, a directory as an I/O error. */
 	resp = t_rpc(t, "config.save", "{\"path\": \"lsw.json\"}");

@@ -114,6 +114,19 @@ test_route_add_replace_del(void **state)
 	assert_string_equal(error_path(resp), "$.params.prefix");
 	json_decref(resp);
 
+	/* A group with an ECMP entry down to one next hop: the entry goes with the group. */
+	t_call(t, "config.set", "{\"config\": {\"ECMP\": {\"10.1.0.0/16\": "
+	       "{\"mode\": \"packet_quality\"}}}}");
+	t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": \"10.0.1.1\", "
+	       "\"replace\": true}");
+	resp = t_rpc(t, "config.get", NULL);
+	assert_null(json_object_get(json_object_get(json_object_get(resp, "result"), "ECMP"),
+				    "10.1.0.0/16"));
+	json_decref(resp);
+	resp = t_rpc(t, "route.add", "{\"prefix\": \"10.1.0.1/16\", \"nexthop\": \"10.0.1.1\"}");
+	assert_string_equal(error_path(resp), "$.params.prefix");
+	json_decref(resp);
+
 	/* 10.4.0.0/16's next hop was unresolved and only it used it: forgotten with it. */
 	assert_int_not_equal(lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.77")), -1);
 	t_call(t, "route.del", "{\"prefix\": \"10.4.0.0/16\"}");
