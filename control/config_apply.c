@@ -60,7 +60,7 @@ check_global(const struct lsw_global_conf *o, const struct lsw_global_conf *n,
 		F(main_lcore, "main_lcore"), F(n_workers, "workers"), F(workers, "workers"),
 		F(mbufs, "mbufs"), F(memory_mb, "memory_mb"), F(rx_desc, "rx_descriptors"),
 		F(tx_desc, "tx_descriptors"), F(file_prefix, "file_prefix"),
-		F(rpc_socket, "rpc_socket"), F(log_level, "log_level"),
+		F(rpc_socket, "rpc_socket"),
 		F(rpc_timeout_ms, "rpc_timeout_ms"), F(rpc_max_request, "rpc_max_request_bytes"),
 		F(rpc_max_conns, "rpc_max_connections"),
 		F(rpc_idle_timeout_ms, "rpc_idle_timeout_ms"), F(rpc_tcp_port, "rpc_tcp_port"),
@@ -139,6 +139,19 @@ lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
 		}
 }
 
+void
+lsw_log_set_level(const char *name)
+{
+	static const char *const names[] = {"emerg", "alert", "crit", "error", "warning",
+					    "notice", "info", "debug"};
+
+	for (uint32_t i = 0; i < RTE_DIM(names); i++)
+		if (strcmp(names[i], name) == 0) {
+			rte_log_set_global_level(i + RTE_LOG_EMERG);
+			rte_log_set_level(lsw_logtype, i + RTE_LOG_EMERG);
+		}
+}
+
 /* Free what the FIB let go of; only after a grace period (a publish), since a worker may
  * still hold a group or next-hop id it looked up before the change. */
 static void
@@ -208,6 +221,8 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 	}
 	lsw_snapshot_publish(sw, conf); /* returns after a grace period */
 	fib_reclaim(sw);
+	if (strcmp(o->g.log_level, n->g.log_level) != 0)
+		lsw_log_set_level(n->g.log_level);
 	for (uint16_t i = 0; i < n->n_ports; i++)
 		if (n->port[i].admin_up != o->port[i].admin_up)
 			lsw_port_set_admin(sw, i, n->port[i].admin_up);

@@ -288,8 +288,16 @@ main(int argc, char **argv)
 		lsw_config_free(sw.cfg);
 		return 0;
 	}
-	if (level != NULL)
+	if (level != NULL) {
+		/* The running config says what is in force: config.get shows the command
+		 * line's level, and config.set does not see it as a change. */
+		json_t *patch = json_pack("{s:{s:{s:s}}}", "LSW", "global", "log_level", level);
+		json_t *doc = lsw_config_merge(sw.cfg->doc, patch);
+		json_decref(patch);
+		json_decref(sw.cfg->doc);
+		sw.cfg->doc = doc;
 		snprintf(sw.cfg->g.log_level, sizeof(sw.cfg->g.log_level), "%s", level);
+	}
 	snprintf(sw.rpc_path, sizeof(sw.rpc_path), "%s", sock ? sock : sw.cfg->g.rpc_socket);
 	if (realpath(config, sw.config_path) == NULL)
 		snprintf(sw.config_path, sizeof(sw.config_path), "%s", config);
@@ -306,6 +314,7 @@ main(int argc, char **argv)
 	}
 	free(eal_argv);
 	lsw_eal_args_free(&eal);
+	lsw_log_set_level(sw.cfg->g.log_level); /* lsw's own log type too, not just EAL's */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);

@@ -144,6 +144,8 @@ void lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc);
 
 /* config_apply.c */
 json_t *lsw_config_merge(const json_t *target, const json_t *patch);
+/* Set lsw's and DPDK's log level by name (LSW.global.log_level), at run time. */
+void lsw_log_set_level(const char *name);
 /* What @n changes from @o that cannot change while forwarding goes to @errs. @frame_room:
  * the largest frame the switch's mbufs hold (data room less headroom), for a new MTU. */
 void lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,

@@ -281,6 +281,10 @@ def edits(sw, tmp):
     expect_error(sw, "config.diff", {"path": os.path.join(tmp, "none.json")}, -32003)
     # The previous neighbor back, for what follows.
     sw.rpc("neighbor.add", {"port": "Ethernet4", "ip": "10.0.1.1", "mac": "02:00:00:00:04:01"})
+    # The log level changes at run time.
+    sw.rpc("config.set", {"config": {"LSW": {"global": {"log_level": "debug"}}}})
+    assert sw.rpc("config.get")["LSW"]["global"]["log_level"] == "debug"
+    sw.rpc("config.set", {"config": {"LSW": {"global": {"log_level": None}}}})
     # stats.get: every part, one timestamp that moves forward.
     a, b = sw.rpc("stats.get"), sw.rpc("stats.get")
     assert set(a) == {"timestamp_ns", "switch", "port", "pg", "queue", "buffer", "pfc",
