@@ -331,9 +331,9 @@ main(int argc, char **argv)
 			lsw_dropsnap_poll(&sw);
 			pthread_mutex_unlock(&sw.ctl_lock);
 		}
-		lsw_telemetry_stop(&sw);
 		LSW_LOG(INFO, "stopping");
 	}
+	lsw_telemetry_stop(&sw); /* before anything it reads goes, even after a failed setup */
 	if (teardown(&sw) != 0 && rc == 0)
 		rc = 1;
 	lsw_config_free(sw.cfg);

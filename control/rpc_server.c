@@ -36,7 +36,7 @@ struct conn {
 	char *out;
 	size_t out_len, out_off, out_cap;
 	uint64_t partial_since_ns; /* when the pending partial request started; 0 = none */
-	uint64_t active_ns;   /* when it last sent something (or connected) */
+	uint64_t active_ns;   /* when it last sent something, read an answer, or connected */
 	bool closing;         /* close once the output is flushed */
 	bool want_out;        /* EPOLLOUT registered */
 };
@@ -51,6 +51,7 @@ struct lsw_rpc_server {
 	unsigned int n_conns;
 	struct lsw_rpc_stats st;
 	pthread_mutex_t *lock;  /* NULL: none */
+	uint64_t now_ns;        /* of the current poll */
 };
 
 size_t
@@ -132,6 +133,7 @@ conn_flush(struct lsw_rpc_server *s, struct conn *c)
 			return false;
 		}
 		c->out_off += (size_t)n;
+		c->active_ns = s->now_ns; /* it reads its answers */
 	}
 	if (c->out_off == c->out_len) {
 		c->out_off = c->out_len = 0;
@@ -331,6 +333,7 @@ lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns)
 
 	if (s->lock != NULL)
 		pthread_mutex_lock(s->lock);
+	s->now_ns = now_ns;
 	for (int i = 0; i < n; i++) {
 		if (evs[i].data.u32 == LISTEN_TAG || evs[i].data.u32 == LISTEN_TCP_TAG) {
 			do_accept(s, evs[i].data.u32 == LISTEN_TAG ? s->lfd : s->tfd, now_ns);
@@ -350,8 +353,17 @@ lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns)
 	uint64_t idle = (uint64_t)s->lim.idle_timeout_ms * 1000000;
 	for (unsigned int i = 0; i < s->lim.max_conns; i++) {
 		struct conn *c = &s->conns[i];
-		if (c->fd >= 0 && idle != 0 && c->in_len == 0 && c->out_len == 0 && !c->closing &&
-		    now_ns - c->active_ns >= idle) {
+		/* Idle: nothing sent for the timeout, no partial request, and no answer it is
+		 * reading (one it never reads counts as idle too); nothing waiting in the socket
+		 * either (epoll may not have reported it in this batch). */
+		char peek;
+		if (c->fd >= 0 && idle != 0 && c->in_len == 0 && now_ns - c->active_ns >= idle &&
+		    recv(c->fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT) <= 0) {
+			if (c->out_len != 0 || c->closing) { /* cannot take even an error */
+				s->st.idle_closed++;
+				conn_close(s, c);
+				continue;
+			}
 			s->st.idle_closed++;
 			c->closing = true;
 			conn_send(s, c, lsw_rpc_error_response(NULL, LSW_RPC_ERR_TIMEOUT,

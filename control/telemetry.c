@@ -106,7 +106,8 @@ to_tel(struct rte_tel_data *d, json_t *v)
 struct tel_cmd {
 	const char *cmd, *method, *help;
 	bool per_port;          /* takes a port name; answers result.ports.<port> */
-	const char *member;     /* answer only this member of the result */
+	const char *member;     /* answer the first element of this array of the result */
+	const char *param;      /* an optional parameter passed to the method under this name */
 };
 
 static const struct tel_cmd cmds[] = {
@@ -125,8 +126,9 @@ static const struct tel_cmd cmds[] = {
 	 NULL},
 	{"/lsw/buffer", "buffer.stats", "The shared buffer: pools, occupancy, efficiency",
 	 false, NULL},
-	{"/lsw/ecmp", "ecmp.stats", "ECMP groups: members, quality, packets, flowlets", false,
-	 "groups"},
+	/* A group's members alone fill most of a telemetry dict (256 entries): one group. */
+	{"/lsw/ecmp", "ecmp.stats", "An ECMP group: members, quality, packets, flowlets. "
+	 "Parameter: its prefix (default: the first group)", false, "groups", "prefix"},
 };
 
 static const struct tel_cmd *
@@ -150,7 +152,9 @@ tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -EINVAL;
 	if (tc->per_port && (params == NULL || params[0] == '\0'))
 		return -EINVAL; /* the client prints its help line */
-	p = tc->per_port ? json_pack("{s:s}", "port", params) : json_object();
+	p = json_object();
+	if (params != NULL && params[0] != '\0' && (tc->per_port || tc->param != NULL))
+		json_object_set_new(p, tc->per_port ? "port" : tc->param, json_string(params));
 	pthread_mutex_lock(&tel_sw->ctl_lock);
 	r = tel_sw->tel_stopped ? NULL : lsw_rpc_method_find(tc->method)->fn(tel_sw, p, &e);
 	pthread_mutex_unlock(&tel_sw->ctl_lock);
@@ -161,7 +165,7 @@ tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (tc->per_port)
 		v = json_object_get(json_object_get(r, "ports"), params);
 	else if (tc->member != NULL)
-		v = json_object_get(r, tc->member);
+		v = json_array_get(json_object_get(r, tc->member), 0);
 	if (v != NULL)
 		to_tel(d, v);
 	else

@@ -313,7 +313,16 @@ def tcp_and_idle(sw, sock, port):
     e = idle.line()   # nothing sent: closed after rpc_idle_timeout_ms, with a notice
     assert e["error"]["code"] == -32002 and "idle" in e["error"]["message"], e
     assert idle.closed()
-    assert sw.rpc("switch.info")["rpc"]["idle_closed"] >= 1
+    # A client that asks and never reads its answers is closed too, after the same time.
+    before = sw.rpc("switch.info")["rpc"]
+    deaf = Raw(sock)
+    for i in range(300):
+        deaf.send(req("stats.get", i))
+    wait_until(lambda: sw.rpc("switch.info")["rpc"]["clients"] == before["clients"] + 1)
+    wait_until(lambda: sw.rpc("switch.info")["rpc"]["clients"] == before["clients"],
+               timeout=30, what="the deaf client closed")
+    assert sw.rpc("switch.info")["rpc"]["idle_closed"] > before["idle_closed"]
+    deaf.close()
 
 
 TELEMETRY = {"/lsw/info", "/lsw/ports", "/lsw/port_stats", "/lsw/queue_stats", "/lsw/pg_stats",
