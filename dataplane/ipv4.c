@@ -167,23 +167,40 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 	}
 }
 
+/* The traffic class: from DSCP (or 802.1p where the port maps it); RoCEv2 CNPs ride
+ * LSW.global.cnp_tc unless it says "dscp". */
+static __rte_always_inline uint8_t
+classify(const struct lsw_dp_conf *conf, uint16_t in_port, const struct rte_ipv4_hdr *ip,
+	 const struct lsw_pkt_info *pi)
+{
+	const struct lsw_mmu_conf *mc = &conf->mmu;
+	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
+		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] :
+		mc->dscp_tc[in_port][ip->type_of_service >> 2];
+
+	if (unlikely(pi->flags & LSW_PF_ROCE) && pi->bth_opcode == LSW_BTH_OP_CNP &&
+	    conf->cnp_tc != LSW_CNP_TC_DSCP)
+		tc = conf->cnp_tc;
+	return tc;
+}
+
 /* The member of FORWARD group @gid for @m, counted per member. The default hash inline:
  * hash * n >> 32 maps it onto [0, n) without a division; other modes out of line. */
 static __rte_always_inline uint8_t
 ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 	  const struct lsw_nhg *g, const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
-	  const struct lsw_pkt_info *pi, uint8_t tc, uint64_t now)
+	  const struct lsw_pkt_info *pi, uint16_t in_port, uint32_t crc, uint64_t now)
 {
 	/* A group newer than the snapshot (the FIB changes first): hash until it has one. */
 	if (unlikely(gid >= conf->ecmp.n_grp || conf->ecmp.grp[gid].ws == NULL))
-		return (uint8_t)((uint64_t)lsw_ecmp_hash(ip, pi, conf->ecmp_seed) * g->n >> 32);
+		return (uint8_t)((uint64_t)lsw_hash_mix(crc, conf->ecmp_seed) * g->n >> 32);
 	const struct lsw_ecmp_grp *eg = &conf->ecmp.grp[gid];
 	uint8_t i;
 
 	if (likely(eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT))
-		i = (uint8_t)((uint64_t)lsw_ecmp_hash(ip, pi, eg->seed) * g->n >> 32);
+		i = (uint8_t)((uint64_t)lsw_hash_mix(crc, eg->seed) * g->n >> 32);
 	else
-		i = lsw_ecmp_select(w, conf, eg, g, ip, pi, tc, now);
+		i = lsw_ecmp_select(w, conf, eg, g, ip, pi, classify(conf, in_port, ip, pi), now);
 	struct lsw_ecmp_ctr *c = &eg->ws[w->idx].ctr;
 	c->tx[i].pkts++;
 	c->tx[i].bytes += m->pkt_len;
@@ -202,6 +219,10 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 	uint64_t mac;
 	uint16_t out;
 
+	/* A recycled mbuf may carry a switch-originated frame's flags: a drop snapshot of an
+	 * early drop must not take it for one. */
+	struct lsw_pkt_meta *meta = lsw_meta(m);
+	meta->flags = 0;
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		roce_input(w, in_port, m, pi);
 	d = check_addrs(rte_be_to_cpu_32(ip->src_addr), dst);
@@ -211,20 +232,9 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		d = LSW_DROP_UC_DIP_MC_DMAC;
 		goto drop_in;
 	}
-	/* Classify: the TC from DSCP (or 802.1p where the port maps it), its PG here and its
-	 * queue there (ECMP avoids members whose queue for it is paused). */
-	struct lsw_pkt_meta *meta = lsw_meta(m);
-	const struct lsw_mmu_conf *mc = &conf->mmu;
-	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
-		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] : mc->dscp_tc[in_port][ip->type_of_service >> 2];
-	meta->flags = 0;
-	if (unlikely(pi->flags & LSW_PF_ROCE)) {
-		meta->flags = LSW_META_ROCE;
-		if (pi->bth_opcode == LSW_BTH_OP_CNP) {
-			meta->flags |= LSW_META_CNP;
-			tc = conf->cnp_tc != LSW_CNP_TC_DSCP ? conf->cnp_tc : tc;
-		}
-	}
+	/* The flow's CRC before the route: it does not wait for the lookup, only its seed
+	 * (the group's) does. */
+	uint32_t crc = lsw_flow_crc(ip, pi);
 	if (unlikely(rte_lpm_lookup(fib->lpm, dst, &v) != 0)) {
 		d = LSW_DROP_LPM4_MISS;
 		goto drop_in;
@@ -237,7 +247,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		const struct lsw_nhg *g = __atomic_load_n(&fib->group[v], __ATOMIC_ACQUIRE);
 		switch (g->type) {
 		case LSW_NHG_FORWARD:
-			nh = &fib->nh[g->member[ecmp_pick(w, conf, v, g, m, ip, pi, tc, now)]];
+			nh = &fib->nh[g->member[ecmp_pick(w, conf, v, g, m, ip, pi, in_port, crc, now)]];
 			break;
 		case LSW_NHG_LOCAL:
 			local_input(w, conf, in_port, m, pi);
@@ -258,7 +268,13 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		nh_ip = nh->ip;
 		mac = __atomic_load_n(&nh->mac, __ATOMIC_ACQUIRE);
 	}
-	/* From here on a drop snapshot knows where the packet was going. */
+	/* Classified after the route: the lookup does not wait for it. From here on a drop
+	 * snapshot knows where the packet was going. */
+	const struct lsw_mmu_conf *mc = &conf->mmu;
+	uint8_t tc = classify(conf, in_port, ip, pi);
+	if (unlikely(pi->flags & LSW_PF_ROCE))
+		meta->flags = LSW_META_ROCE |
+			      (pi->bth_opcode == LSW_BTH_OP_CNP ? LSW_META_CNP : 0);
 	meta->in_port = (uint8_t)in_port;
 	meta->tc = tc;
 	meta->pg = mc->tc_pg[in_port][tc];

@@ -169,16 +169,23 @@ void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16
 void lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip);
 void lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
 		     struct rte_mbuf *m);
-/* 5-tuple hash; non-first fragments and other protocols hash on addresses and protocol.
- * Inline: it runs for every packet to a group. */
+/* The CRC of the 5-tuple, before any seed; non-first fragments and other protocols hash
+ * on addresses and protocol. Inline: it runs for every packet to a group. */
 static inline uint32_t
-lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint32_t seed)
+lsw_flow_crc(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi)
 {
 	uint32_t h = rte_hash_crc_4byte(ip->src_addr, 0);
 
 	h = rte_hash_crc_4byte(ip->dst_addr, h);
 	h = rte_hash_crc_4byte((uint32_t)pi->sport << 16 | pi->dport, h);
-	return lsw_hash_mix(rte_hash_crc_4byte(pi->l4_proto, h), seed);
+	return rte_hash_crc_4byte(pi->l4_proto, h);
+}
+
+/* The default ECMP hash: the 5-tuple CRC mixed with the group's seed. */
+static inline uint32_t
+lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint32_t seed)
+{
+	return lsw_hash_mix(lsw_flow_crc(ip, pi), seed);
 }
 
 /* icmp.c */

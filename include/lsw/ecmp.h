@@ -151,18 +151,14 @@ lsw_ecmp_level(uint64_t v, const uint64_t *thr)
 }
 
 /* A CRC is linear: a seed fed into it only XORs a constant into the hash, which permutes
- * the members but keeps every collision. A non-linear finalizer (murmur3's fmix32) of the
- * CRC and the seed makes each seed a different partition of the flows. */
+ * the members but keeps every collision. A multiplication by an odd constant (Knuth's
+ * multiplicative hashing) after the seed is not linear in XOR (carries), so each seed is
+ * a different partition of the flows; members come from the top bits (hash * n >> 32),
+ * the best mixed ones. One multiply: murmur3's fmix32 here cost 4% of the 64 B rate. */
 static inline uint32_t
 lsw_hash_mix(uint32_t h, uint32_t seed)
 {
-	h ^= seed;
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
+	return (h ^ seed) * 0x9e3779b1u;
 }
 
 /* The flow hash over @fields of the group. */
