@@ -51,6 +51,24 @@ mac_is(const struct rte_ether_addr *a, const char *s)
 	return rte_is_same_ether_addr(a, &b);
 }
 
+static const char *
+error_path(json_t *resp)
+{
+	json_t *errs = json_object_get(json_object_get(json_object_get(resp, "error"), "data"),
+				       "errors");
+	return json_string_value(json_object_get(json_array_get(errs, 0), "path"));
+}
+
+/* A call refused with its first error at @path. */
+static void
+t_refused(struct t_switch *t, const char *method, const char *params, const char *path)
+{
+	json_t *resp = t_rpc(t, method, params);
+
+	assert_string_equal(error_path(resp), path);
+	json_decref(resp);
+}
+
 /* The route.list entry for @prefix, or NULL. */
 static json_t *
 route_entry(struct t_switch *t, const char *prefix, json_t **resp)
@@ -64,13 +82,6 @@ route_entry(struct t_switch *t, const char *prefix, json_t **resp)
 	return NULL;
 }
 
-static const char *
-error_path(json_t *resp)
-{
-	json_t *errs = json_object_get(json_object_get(json_object_get(resp, "error"), "data"),
-				       "errors");
-	return json_string_value(json_object_get(json_array_get(errs, 0), "path"));
-}
 
 static void
 test_route_add_replace_del(void **state)
@@ -91,9 +102,8 @@ test_route_add_replace_del(void **state)
 	json_decref(resp);
 
 	/* Adding it again is refused by path; replace changes it whole (ifname goes). */
-	resp = t_rpc(t, "route.add", "{\"prefix\": \"10.5.0.0/16\", \"nexthop\": \"10.0.1.1\"}");
-	assert_string_equal(error_path(resp), "$.params.prefix");
-	json_decref(resp);
+	t_refused(t, "route.add", "{\"prefix\": \"10.5.0.0/16\", \"nexthop\": \"10.0.1.1\"}",
+		  "$.params.prefix");
 	t_call(t, "route.add", "{\"prefix\": \"10.2.0.0/16\", \"nexthop\": [\"10.0.1.3\"], "
 		 "\"replace\": true}");
 	assert_int_equal(route_of(t, "10.2.9.9", &mac), T_PORT8);
@@ -110,9 +120,8 @@ test_route_add_replace_del(void **state)
 	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_BLACKHOLE_ROUTE), bh);
 	assert_null(route_entry(t, "10.3.0.0/16", &resp));
 	json_decref(resp);
-	resp = t_rpc(t, "route.del", "{\"prefix\": \"10.3.0.0/16\"}");
-	assert_string_equal(error_path(resp), "$.params.prefix");
-	json_decref(resp);
+	t_refused(t, "route.del", "{\"prefix\": \"10.3.0.0/16\"}",
+		  "$.params.prefix");
 
 	/* A group with an ECMP entry down to one next hop: the entry goes with the group. */
 	t_call(t, "config.set", "{\"config\": {\"ECMP\": {\"10.1.0.0/16\": "
@@ -123,9 +132,8 @@ test_route_add_replace_del(void **state)
 	assert_null(json_object_get(json_object_get(json_object_get(resp, "result"), "ECMP"),
 				    "10.1.0.0/16"));
 	json_decref(resp);
-	resp = t_rpc(t, "route.add", "{\"prefix\": \"10.1.0.1/16\", \"nexthop\": \"10.0.1.1\"}");
-	assert_string_equal(error_path(resp), "$.params.prefix");
-	json_decref(resp);
+	t_refused(t, "route.add", "{\"prefix\": \"10.1.0.1/16\", \"nexthop\": \"10.0.1.1\"}",
+		  "$.params.prefix");
 
 	/* 10.4.0.0/16's next hop was unresolved and only it used it: forgotten with it. */
 	assert_int_not_equal(lsw_fibctl_nh_find(t->sw.fibc, t_ip("192.168.5.77")), -1);
@@ -197,10 +205,9 @@ test_neighbor_add_del(void **state)
 	json_decref(resp);
 
 	/* A new MAC in place (replace), no unresolved moment. */
-	resp = t_rpc(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
-		     "\"mac\": \"02:00:00:00:0c:0a\"}");
-	assert_string_equal(error_path(resp), "$.params.ip");
-	json_decref(resp);
+	t_refused(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
+		     "\"mac\": \"02:00:00:00:0c:0a\"}",
+		  "$.params.ip");
 	t_call(t, "neighbor.add", "{\"port\": \"Ethernet12\", \"ip\": \"192.168.5.9\", "
 		 "\"mac\": \"02:00:00:00:0c:0a\", \"replace\": true}");
 	assert_int_equal(route_of(t, "192.168.5.9", &mac), T_PORT12);
@@ -222,17 +229,14 @@ test_neighbor_add_del(void **state)
 	assert_int_equal(t->sw.fibc->fib->nh[id].mac, 0);
 
 	/* Refusals name the field. */
-	resp = t_rpc(t, "neighbor.del", "{\"port\": \"Ethernet99\", \"ip\": \"10.0.1.1\"}");
-	assert_string_equal(error_path(resp), "$.params.port");
-	json_decref(resp);
-	resp = t_rpc(t, "neighbor.add", "{\"port\": \"Ethernet4\", \"ip\": \"10.9.9.9\", "
-		     "\"mac\": \"02:00:00:00:00:09\"}");
-	assert_string_equal(error_path(resp), "$.NEIGH['Ethernet4|10.9.9.9']");
-	json_decref(resp);
-	resp = t_rpc(t, "neighbor.add", "{\"port\": \"Ethernet4\", \"ip\": \"10.0.1.1\", "
-		     "\"mac\": \"zz\"}");
-	assert_string_equal(error_path(resp), "$.params.mac");
-	json_decref(resp);
+	t_refused(t, "neighbor.del", "{\"port\": \"Ethernet99\", \"ip\": \"10.0.1.1\"}",
+		  "$.params.port");
+	t_refused(t, "neighbor.add", "{\"port\": \"Ethernet4\", \"ip\": \"10.9.9.9\", "
+		     "\"mac\": \"02:00:00:00:00:09\"}",
+		  "$.NEIGH['Ethernet4|10.9.9.9']");
+	t_refused(t, "neighbor.add", "{\"port\": \"Ethernet4\", \"ip\": \"10.0.1.1\", "
+		     "\"mac\": \"zz\"}",
+		  "$.params.mac");
 	t_switch_free(t);
 }
 
@@ -257,10 +261,9 @@ test_addresses(void **state)
 
 	/* Removing the subnet a route's next hop is on is refused, and nothing changes. */
 	uint32_t routes = fc->n_routes;
-	resp = t_rpc(t, "config.set", "{\"config\": {\"INTERFACE\": "
-		     "{\"Ethernet12|192.168.5.1/24\": null}}}");
-	assert_string_equal(error_path(resp), "$.STATIC_ROUTE['10.4.0.0/16'].nexthop");
-	json_decref(resp);
+	t_refused(t, "config.set", "{\"config\": {\"INTERFACE\": "
+		     "{\"Ethernet12|192.168.5.1/24\": null}}}",
+		  "$.STATIC_ROUTE['10.4.0.0/16'].nexthop");
 	assert_int_equal(fc->n_routes, routes);
 	assert_non_null(route_entry(t, "192.168.5.0/24", &resp));
 	json_decref(resp);
