@@ -175,6 +175,16 @@ setup(struct lsw_switch *sw)
 }
 
 /* Stop workers, return every mbuf to the pool, close ports, remove the socket. */
+static char runtime_dir[PATH_MAX]; /* /var/run/dpdk/PREFIX, set once the EAL is up */
+
+/* DPDK leaves one directory per file prefix behind; a switch per test run adds up. */
+static void
+remove_runtime_dir(void)
+{
+	if (runtime_dir[0] != '\0')
+		rmdir(runtime_dir); /* only if empty: a second process may share it */
+}
+
 static int
 teardown(struct lsw_switch *sw)
 {
@@ -308,12 +318,16 @@ main(int argc, char **argv)
 	lsw_eal_args_build(sw.cfg, sw.hugepages, getpid(), &eal);
 	char **eal_argv = calloc((size_t)eal.argc + 1, sizeof(char *));
 	memcpy(eal_argv, eal.argv, (size_t)eal.argc * sizeof(char *));
+	/* Registered before the EAL's own exit handler (telemetry unlinks its socket there),
+	 * so it runs after it, when the runtime directory is empty. */
+	atexit(remove_runtime_dir);
 	if (rte_eal_init(eal.argc, eal_argv) < 0) {
 		fprintf(stderr, "lsw: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
 	free(eal_argv);
 	lsw_eal_args_free(&eal);
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	lsw_log_set_level(sw.cfg->g.log_level); /* lsw's own log type too, not just EAL's */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
