@@ -168,14 +168,17 @@ fib_reclaim(struct lsw_switch *sw)
 static void
 fib_rollback(struct lsw_switch *sw, const struct lsw_config *n)
 {
-	if (lsw_fibctl_update(sw->fibc, n, sw->cfg, lsw_now_ns()) != 0)
+	bool restored = lsw_fibctl_update(sw->fibc, n, sw->cfg, lsw_now_ns()) == 0;
+	if (!restored)
 		LSW_LOG(ERR, "FIB: the running routes could not all be restored (see route.list); "
 			"restart lsw to be sure");
 	struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
 	if (conf == NULL)
 		return;
 	lsw_snapshot_publish(sw, conf);
-	fib_reclaim(sw);
+	/* A failed restore may leave routes on what it let go of: keep it all allocated. */
+	if (restored)
+		fib_reclaim(sw);
 }
 
 /* Returns 0; -1 out of memory; -2 a port refused its new MTU (@n is then freed, and the
@@ -208,7 +211,8 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 	}
 	/* The FIB first: the new snapshot gives its new groups their ECMP state. */
 	struct lsw_dp_conf *conf = NULL;
-	if (lsw_fibctl_update(sw->fibc, o, n, lsw_now_ns()) == 0) {
+	int rc = lsw_fibctl_update(sw->fibc, o, n, lsw_now_ns());
+	if (rc == 0) {
 		sw->cfg = n;
 		conf = lsw_snapshot_build(sw);
 	}
@@ -216,7 +220,8 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 		sw->cfg = o;
 		for (uint16_t i = 0; i < n->n_ports; i++)
 			sw->port[i].speed = speed[i];
-		fib_rollback(sw, n);
+		if (rc != -2) /* -2: refused before it changed anything */
+			fib_rollback(sw, n);
 		return -1;
 	}
 	lsw_snapshot_publish(sw, conf); /* returns after a grace period */

@@ -65,6 +65,11 @@ lsw_config_save(const json_t *doc, const char *path, char *err, size_t errlen)
 			return -1;
 		}
 	} else {
+		/* A link to nowhere (or one we may not follow) is not silently replaced. */
+		if (lstat(path, &st) == 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
 		exists = false;
 	}
 	txt = json_dumps(doc, JSON_INDENT(2));
@@ -80,9 +85,12 @@ lsw_config_save(const json_t *doc, const char *path, char *err, size_t errlen)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto fail;
-	/* The new file keeps the old one's mode and owner (open's mode passes the umask). */
-	if (exists && (fchmod(fd, st.st_mode & 07777) != 0 ||
-		       fchown(fd, st.st_uid, st.st_gid) != 0))
+	/* The new file keeps the old one's mode and owner (open's mode passes the umask); an
+	 * owner we may not give it (lsw not root) is no reason to refuse the save. */
+	if (exists && fchmod(fd, st.st_mode & 07777) != 0)
+		goto fail;
+	if (exists && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
+	    fchown(fd, st.st_uid, st.st_gid) != 0 && errno != EPERM)
 		goto fail;
 	if (write_all(fd, txt, strlen(txt)) != 0 || write_all(fd, "\n", 1) != 0 ||
 	    fsync(fd) != 0)

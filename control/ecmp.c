@@ -58,7 +58,7 @@ build_group(struct lsw_switch *sw, const struct lsw_dp_conf *cur, uint32_t gid,
 	}
 	*g = (struct lsw_ecmp_grp){
 		.mode = gc->mode, .fields = gc->fields, .rebalance = gc->rebalance,
-		.margin = gc->margin, .seed = gc->seed, .mask = gc->table_size - 1,
+		.margin = gc->margin, .seed = lsw_seed_mix(gc->seed), .mask = gc->table_size - 1,
 		.inactivity = gc->inactivity_us * us, .rebalance_iv = gc->rebalance_us * us,
 		.ws = sw->ecmp[gid]->ws,
 	};

@@ -272,17 +272,6 @@ nh_kill(struct lsw_fibctl *fc, uint32_t id)
 	fc->dead_nh[fc->n_dead_nh++] = id;
 }
 
-static bool
-same_route(const struct lsw_route_conf *a, const struct lsw_route_conf *b)
-{
-	if (a->blackhole != b->blackhole || a->n_nh != b->n_nh)
-		return false;
-	for (unsigned int i = 0; i < a->n_nh; i++)
-		if (a->nh_ip[i] != b->nh_ip[i] || a->nh_port[i] != b->nh_port[i])
-			return false;
-	return true;
-}
-
 static const struct lsw_route_conf *
 conf_route(const struct lsw_config *c, uint32_t prefix, uint8_t plen)
 {
@@ -325,14 +314,102 @@ lsw_config_on_subnet(const struct lsw_config *c, uint16_t port, uint32_t ip)
 	return false;
 }
 
-/* @c has @ip on @port (any prefix length). */
+/* @c has the address @ip (@plen 32), or a subnet @ip/@plen, on any port. */
 static bool
-conf_has_ip(const struct lsw_config *c, uint16_t port, uint32_t ip)
+conf_has_prefix(const struct lsw_config *c, uint32_t ip, uint8_t plen)
 {
-	for (unsigned int i = 0; c != NULL && port < c->n_ports && i < c->port[port].n_addr; i++)
-		if (c->port[port].addr[i].ip == ip)
-			return true;
+	for (uint16_t p = 0; c != NULL && p < c->n_ports; p++)
+		for (unsigned int i = 0; i < c->port[p].n_addr; i++) {
+			const struct lsw_addr *a = &c->port[p].addr[i];
+			if (plen == 32 ? a->ip == ip :
+			    a->plen == plen && (a->ip & lsw_prefix_mask(plen)) == ip)
+				return true;
+		}
 	return false;
+}
+
+/* The FIB already forwards @r as it says (same next hops, in order, on the same ports). */
+static bool
+installed(const struct lsw_fibctl *fc, const struct lsw_route *fr,
+	  const struct lsw_route_conf *r)
+{
+	const uint32_t *ids;
+	uint32_t one, n;
+
+	if (fr == NULL || fr->kind != LSW_RT_STATIC)
+		return false;
+	if (r->blackhole || fr->value == LSW_NHG_ID_BLACKHOLE)
+		return r->blackhole && fr->value == LSW_NHG_ID_BLACKHOLE;
+	if (fr->value & LSW_FIB_NH_BIT) {
+		one = fr->value & ~LSW_FIB_NH_BIT;
+		ids = &one;
+		n = 1;
+	} else {
+		ids = fc->fib->group[fr->value]->member;
+		n = fc->fib->group[fr->value]->n;
+	}
+	if (n != r->n_nh)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct lsw_nh *nh = &fc->fib->nh[ids[i]];
+		if (nh->ip != r->nh_ip[i] || nh->port != r->nh_port[i] ||
+		    fc->meta[ids[i]].state == LSW_NH_RECLAIM)
+			return false;
+	}
+	return true;
+}
+
+/* A next hop for @ip on @port exists (else nh_get takes a slot). */
+static bool
+has_nh(const struct lsw_fibctl *fc, uint32_t ip, uint16_t port)
+{
+	int id = lsw_fibctl_nh_find(fc, ip);
+
+	return id >= 0 && fc->fib->nh[id].port == port;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether @n's routes and neighbors fit the free group ids and next-hop slots, counted
+ * before anything changes: a change must not stop half-way for want of either (what it
+ * lets go of is only free after the grace period). */
+static bool
+room_for(const struct lsw_fibctl *fc, const struct lsw_config *n)
+{
+	uint32_t free_g = 0, free_nh = 0, need_g = 0, n_ips = 0, need_nh = 0;
+	uint32_t *ips = malloc(sizeof(*ips) * (n->n_routes * LSW_MAX_ECMP + n->n_neighs + 1));
+
+	if (ips == NULL)
+		return false;
+	for (uint32_t g = LSW_NHG_ID_FIRST_FREE; g < LSW_MAX_NHG; g++)
+		free_g += fc->fib->group[g] == NULL;
+	for (uint32_t id = 0; id < LSW_MAX_NH; id++)
+		free_nh += fc->meta[id].state == LSW_NH_FREE;
+	for (uint32_t i = 0; i < n->n_routes; i++) {
+		const struct lsw_route_conf *r = &n->routes[i];
+		if (installed(fc, route_find((struct lsw_fibctl *)fc, r->prefix, r->plen), r))
+			continue;
+		need_g += r->n_nh > 1;
+		for (unsigned int k = 0; k < r->n_nh; k++)
+			if (!has_nh(fc, r->nh_ip[k], r->nh_port[k]))
+				ips[n_ips++] = r->nh_ip[k];
+	}
+	for (uint32_t i = 0; i < n->n_neighs; i++)
+		if (!has_nh(fc, n->neighs[i].ip, n->neighs[i].port))
+			ips[n_ips++] = n->neighs[i].ip;
+	/* Distinct addresses that need a next hop slot. */
+	qsort(ips, n_ips, sizeof(*ips), cmp_u32);
+	for (uint32_t i = 0; i < n_ips; i++)
+		if (i == 0 || ips[i] != ips[i - 1])
+			need_nh++;
+	free(ips);
+	return need_g <= free_g && need_nh <= free_nh;
 }
 
 /* Install @prefix/@plen, overwriting in place whatever route has it now (the LPM rule is
@@ -365,9 +442,12 @@ remove_old(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_c
 			const struct lsw_addr *a = &o->port[p].addr[i];
 			if (conf_has_addr(n, p, a))
 				continue;
-			if (!conf_has_ip(n, p, a->ip)) /* else overwritten in place below */
+			/* One that stays (on this port or another) is overwritten in place below. */
+			if (!conf_has_prefix(n, a->ip, 32))
 				route_del(fc, a->ip, 32, LSW_RT_LOCAL);
-			route_del(fc, a->ip & lsw_prefix_mask(a->plen), a->plen, LSW_RT_CONNECTED);
+			if (!conf_has_prefix(n, a->ip & lsw_prefix_mask(a->plen), a->plen))
+				route_del(fc, a->ip & lsw_prefix_mask(a->plen), a->plen,
+					  LSW_RT_CONNECTED);
 		}
 	for (uint32_t i = 0; i < o->n_routes; i++) {
 		const struct lsw_route_conf *r = &o->routes[i];
@@ -421,9 +501,10 @@ add_new(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_conf
 		}
 	/* A changed static route is replaced in place: its traffic never sees it missing. */
 	for (uint32_t i = 0; i < n->n_routes; i++) {
-		const struct lsw_route_conf *r = &n->routes[i], *or = conf_route(o, r->prefix, r->plen);
-		struct lsw_route *fr = route_find(fc, r->prefix, r->plen);
-		if (or != NULL && fr != NULL && fr->kind == LSW_RT_STATIC && same_route(or, r))
+		const struct lsw_route_conf *r = &n->routes[i];
+		/* Compared with the FIB, not with @o: a rollback then redoes only what the
+		 * failed pass changed. */
+		if (installed(fc, route_find(fc, r->prefix, r->plen), r))
 			continue;
 		uint32_t v = static_route_value(fc, r);
 		if (v == UINT32_MAX)
@@ -473,6 +554,10 @@ int
 lsw_fibctl_update(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_config *n,
 		  uint64_t now_ns)
 {
+	if (!room_for(fc, n)) {
+		LSW_LOG(ERR, "FIB: not enough free next-hop groups or next hops for the change");
+		return -2;
+	}
 	if (o != NULL)
 		remove_old(fc, o, n);
 	if (add_new(fc, o, n, now_ns) != 0 || nh_gc(fc, n) != 0) {

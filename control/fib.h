@@ -63,7 +63,8 @@ void lsw_fibctl_destroy(struct lsw_fibctl *fc);
 int lsw_fibctl_load(struct lsw_fibctl *fc, const struct lsw_config *c);
 /* Go from what @o (NULL: nothing) installed to what @n says, without a moment where a
  * route that stays is missing. Groups and next hops it frees wait in dead_gid/dead_nh for
- * lsw_fibctl_reclaim, which the caller runs after an RCU grace period. -1: table full. */
+ * lsw_fibctl_reclaim, which the caller runs after an RCU grace period. -2: no room for @n,
+ * nothing changed; -1: a table filled up half-way (the caller goes back to @o). */
 int lsw_fibctl_update(struct lsw_fibctl *fc, const struct lsw_config *o,
 		      const struct lsw_config *n, uint64_t now_ns);
 void lsw_fibctl_reclaim(struct lsw_fibctl *fc);

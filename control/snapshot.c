@@ -115,7 +115,7 @@ lsw_snapshot_build(struct lsw_switch *sw)
 	d->n_workers = c->g.n_workers;
 	d->idle_sleep_us = c->g.idle_sleep_us;
 	d->direct = c->g.direct;
-	d->ecmp_seed = c->g.ecmp_seed;
+	d->ecmp_seed = lsw_seed_mix(c->g.ecmp_seed);
 	d->cnp_tc = c->g.cnp_tc;
 	d->arp_retry_ms = c->g.arp_retry_ms;
 	d->arp_tries = c->g.arp_tries;

@@ -117,7 +117,9 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw
 	if (g->mode == LSW_ECMP_PACKET_RANDOM)
 		return rand_below(rng, n);
 
-	struct lsw_flowlet *e = &tbl[hash & g->mask];
+	/* The top bits: the low ones of the multiplicative mix are the CRC's, only permuted
+	 * by the seed, so two flows sharing an entry would share it under every seed. */
+	struct lsw_flowlet *e = &tbl[((uint64_t)hash * (g->mask + 1)) >> 32];
 	int cur = e->last != 0 && e->member < n ? e->member : -1;
 	bool active = cur >= 0 && now - e->last <= g->inactivity;
 

@@ -219,10 +219,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 	uint64_t mac;
 	uint16_t out;
 
-	/* A recycled mbuf may carry a switch-originated frame's flags: a drop snapshot of an
-	 * early drop must not take it for one. */
-	struct lsw_pkt_meta *meta = lsw_meta(m);
-	meta->flags = 0;
+	struct lsw_pkt_meta *meta = lsw_meta(m); /* flags cleared on receive (worker.c) */
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		roce_input(w, in_port, m, pi);
 	d = check_addrs(rte_be_to_cpu_32(ip->src_addr), dst);

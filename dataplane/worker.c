@@ -30,6 +30,9 @@ handle_one(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	struct lsw_pkt_info pi;
 	enum lsw_drop d;
 
+	/* A recycled mbuf may carry a switch-originated frame's flags: a drop snapshot must
+	 * not take a received packet for one. */
+	lsw_meta(m)->flags = 0;
 	if (unlikely(m->nb_segs != 1)) {
 		d = LSW_DROP_MULTI_SEGMENT;
 		goto drop;

@@ -154,11 +154,26 @@ lsw_ecmp_level(uint64_t v, const uint64_t *thr)
  * the members but keeps every collision. A multiplication by an odd constant (Knuth's
  * multiplicative hashing) after the seed is not linear in XOR (carries), so each seed is
  * a different partition of the flows; members come from the top bits (hash * n >> 32),
- * the best mixed ones. One multiply: murmur3's fmix32 here cost 4% of the 64 B rate. */
+ * the best mixed ones. One multiply per packet: murmur3's fmix32 here cost 4% of the
+ * 64 B rate. The seed itself goes through fmix32 once, in the control plane
+ * (lsw_seed_mix): configured seeds that differ in a bit or two (tiers of one fabric)
+ * would otherwise only rotate the hash circle and split flows alike. */
 static inline uint32_t
-lsw_hash_mix(uint32_t h, uint32_t seed)
+lsw_hash_mix(uint32_t h, uint32_t mixed_seed)
 {
-	return (h ^ seed) * 0x9e3779b1u;
+	return (h ^ mixed_seed) * 0x9e3779b1u;
+}
+
+/* A configured seed as the data path uses it (murmur3's fmix32). */
+static inline uint32_t
+lsw_seed_mix(uint32_t seed)
+{
+	seed ^= seed >> 16;
+	seed *= 0x85ebca6bu;
+	seed ^= seed >> 13;
+	seed *= 0xc2b2ae35u;
+	seed ^= seed >> 16;
+	return seed;
 }
 
 /* The flow hash over @fields of the group. */

@@ -118,6 +118,18 @@ test_save_roundtrip(void **state)
 	json_decref(saved);
 	unlink(link);
 
+	/* A link to nowhere is refused, not replaced by a file. */
+	snprintf(link, sizeof(link), "%s/dangling.json", dir);
+	assert_int_equal(symlink("/nonexistent/lsw.json", link), 0);
+	snprintf(params, sizeof(params), "{\"path\": \"%s\"}", link);
+	resp = t_rpc(t, "config.save", params);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(resp, "error"),
+							    "code")), LSW_RPC_ERR_IO);
+	json_decref(resp);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	unlink(link);
+
 	/* A FIFO is refused at once instead of holding the main lcore. */
 	char fifo[160];
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);

@@ -152,6 +152,10 @@ grp(uint8_t mode, struct lsw_ecmp_ws *ws)
 				     .rebalance_iv = 500 * US, .margin = 2, .ws = ws};
 }
 
+/* Two flows' hashes in different flowlet buckets (tables index by the top bits). */
+#define FLOW_A 0x10000000u
+#define FLOW_B 0x20000000u
+
 /* flowlet_quality: a flow stays while its packets come closer than the inactivity time,
  * and takes the best member after a longer gap; counters follow. */
 static void
@@ -164,25 +168,25 @@ test_flowlet(void **state)
 	uint8_t q[3] = {8, 4, 4};
 
 	(void)state;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 77, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_A, now, &rng), 0);
 	assert_int_equal(ws.ctr.flowlets[0], 1);
 	q[0] = 1; /* member 0 congests: the flow stays while it has no gap */
 	for (int i = 0; i < 10; i++) {
 		now += 200 * US;
-		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 77, now, &rng), 0);
+		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_A, now, &rng), 0);
 	}
 	now += 257 * US; /* a gap: a new flowlet, to one of the best */
-	uint8_t m = lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 77, now, &rng);
+	uint8_t m = lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_A, now, &rng);
 	assert_true(m == 1 || m == 2);
 	assert_int_equal(ws.ctr.flowlets[m], 1);
 	assert_int_equal(ws.ctr.reassign[m], 1);
 	/* Exactly the inactivity time is still the same flowlet. */
 	now += 256 * US;
 	q[m] = 1;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 77, now, &rng), m);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_A, now, &rng), m);
 	/* Another flow (another bucket) is independent. */
 	q[0] = 8;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 78, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_B, now, &rng), 0);
 }
 
 /* Reactive rebalance: an active flow on a congested member moves to one better by the
@@ -199,24 +203,24 @@ test_rebalance(void **state)
 	(void)state;
 	g.rebalance = 1;
 	g.inactivity = 10000 * US; /* flows that never pause */
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 1, now, &rng), 0);
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 2, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, FLOW_A, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, FLOW_B, now, &rng), 0);
 	q[0] = 7;
 	q[1] = 8; /* better by 1: below the margin of 2 */
 	now += 600 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 1, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_A, now, &rng), 0);
 	q[0] = 5; /* better by 3, but member 0 is not congested */
 	now += 100 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 1, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, FLOW_A, now, &rng), 0);
 	now += 100 * US; /* congested: the first packet moves its flow */
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 1, now, &rng), 1);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_A, now, &rng), 1);
 	assert_int_equal(ws.ctr.rebalance[1], 1);
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 1, now + 1, &rng), 1);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_A, now + 1, &rng), 1);
 	/* The second flow waits for the next interval. */
 	now += 100 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 2, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_B, now, &rng), 0);
 	now += 400 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 2, now, &rng), 1);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_B, now, &rng), 1);
 	assert_int_equal(ws.ctr.rebalance[1], 2);
 	assert_int_equal(ws.ctr.flowlets[0] + ws.ctr.flowlets[1], 2);
 }

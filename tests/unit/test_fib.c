@@ -327,6 +327,75 @@ test_moves(void **state)
 	t_switch_free(t);
 }
 
+/* @n ECMP routes 10.64.0.0/24 onwards, each over @nh of the three next hops on
+ * Ethernet4/8/12's subnets (and 10.0.1.1 first): a config.set patch. */
+static char *
+many_routes(unsigned int n, unsigned int nh)
+{
+	static const char *const hops[] = {"10.0.1.1", "10.0.1.3", "192.168.5.77"};
+	size_t cap = 64 + (size_t)n * 96, len;
+	char *p = malloc(cap);
+
+	len = (size_t)snprintf(p, cap, "{\"config\": {\"STATIC_ROUTE\": {");
+	for (unsigned int i = 0; i < n; i++) {
+		len += (size_t)snprintf(p + len, cap - len, "%s\"10.%u.%u.0/24\": {\"nexthop\": \"",
+					i ? ", " : "", 64 + i / 256, i % 256);
+		for (unsigned int k = 0; k < nh; k++)
+			len += (size_t)snprintf(p + len, cap - len, "%s%s", k ? "," : "", hops[k]);
+		len += (size_t)snprintf(p + len, cap - len, "\"}");
+	}
+	snprintf(p + len, cap - len, "}}}");
+	return p;
+}
+
+/* A change that would run out of group ids half-way is refused whole, before anything
+ * changes; the same change in two steps fits. Renumbering an address keeps its subnet. */
+static void
+test_capacity(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct lsw_fibctl *fc = t->sw.fibc;
+	char *two = many_routes(2100, 2), *three = many_routes(2100, 3);
+	struct rte_ether_addr mac;
+
+	(void)state;
+	t_call(t, "config.set", two);
+	uint32_t routes = fc->n_routes, next = fc->next_group;
+	/* Every group replaced at once: 2100 new ids while the 2100 old ones are held. */
+	json_t *resp = t_rpc(t, "config.set", three);
+	assert_non_null(json_object_get(resp, "error"));
+	json_decref(resp);
+	assert_int_equal(fc->n_routes, routes);
+	assert_int_equal(fc->next_group, next);
+	assert_int_equal(fc->n_dead_gid, 0);
+	assert_int_not_equal(route_of(t, "10.64.3.1", &mac), -1);
+	resp = t_rpc(t, "config.get", NULL);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
+		json_object_get(resp, "result"), "STATIC_ROUTE"), "10.64.0.0/24"), "nexthop")),
+		"10.0.1.1,10.0.1.3");
+	json_decref(resp);
+	/* Half first (the old groups come back after the grace period), then the rest. */
+	char *half = many_routes(1050, 3);
+	t_call(t, "config.set", half);
+	t_call(t, "config.set", three);
+	assert_int_equal(fc->n_routes, routes);
+	free(half);
+	free(two);
+	free(three);
+
+	/* Renumbered: the subnet stays (overwritten in place), the address changes. */
+	t_call(t, "config.set", "{\"config\": {\"INTERFACE\": {\"Ethernet12|192.168.5.1/24\": "
+	       "null, \"Ethernet12|192.168.5.2/24\": {}}}}");
+	json_t *r = route_entry(t, "192.168.5.0/24", &resp);
+	assert_non_null(r);
+	json_decref(resp);
+	assert_null(route_entry(t, "192.168.5.1/32", &resp));
+	json_decref(resp);
+	assert_non_null(route_entry(t, "192.168.5.2/32", &resp));
+	json_decref(resp);
+	t_switch_free(t);
+}
+
 int
 main(void)
 {
@@ -336,6 +405,7 @@ main(void)
 		cmocka_unit_test(test_neighbor_add_del),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_moves),
+		cmocka_unit_test(test_capacity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
