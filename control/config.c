@@ -481,9 +481,8 @@ parse_interfaces(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 	}
 }
 
-/* The port with @ip on a connected subnet (not one of its own addresses), or -1. */
-static int
-on_link_port(const struct lsw_config *c, uint32_t ip, bool *own)
+int
+lsw_config_on_link_port(const struct lsw_config *c, uint32_t ip, bool *own)
 {
 	*own = false;
 	for (unsigned int i = 0; i < c->n_ports; i++)
@@ -568,7 +567,7 @@ parse_route(const char *key, json_t *o, const char *path, struct lsw_config *c,
 			lsw_errs_add(errs, p, "'%s' is not an IPv4 address", nhs[i]);
 			continue;
 		}
-		int port = on_link_port(c, ip, &own);
+		int port = lsw_config_on_link_port(c, ip, &own);
 		if (ni) {
 			int want = lsw_config_port_index(c, ifs[i]);
 			if (want < 0) {
@@ -664,7 +663,7 @@ parse_neighs(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 			lsw_errs_add(errs, p, "no port named '%s'", port);
 			continue;
 		}
-		if (on_link_port(c, n->ip, &own) != pi || own) {
+		if (lsw_config_on_link_port(c, n->ip, &own) != pi || own) {
 			lsw_errs_add(errs, p, own ? "%s is the switch's own address" :
 				     "%s is not on a subnet of %s", rest, port);
 			continue;

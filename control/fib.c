@@ -303,15 +303,12 @@ conf_has_addr(const struct lsw_config *c, uint16_t port, const struct lsw_addr *
 	return false;
 }
 
-bool
-lsw_config_on_subnet(const struct lsw_config *c, uint16_t port, uint32_t ip)
+static bool
+on_port(const struct lsw_config *c, uint16_t port, uint32_t ip)
 {
-	for (unsigned int i = 0; port < c->n_ports && i < c->port[port].n_addr; i++) {
-		const struct lsw_addr *a = &c->port[port].addr[i];
-		if (((a->ip ^ ip) & lsw_prefix_mask(a->plen)) == 0)
-			return true;
-	}
-	return false;
+	bool own;
+
+	return lsw_config_on_link_port(c, ip, &own) == port;
 }
 
 /* @c has the address @ip (@plen 32), or a subnet @ip/@plen, on any port. */
@@ -536,8 +533,7 @@ nh_gc(struct lsw_fibctl *fc, const struct lsw_config *n)
 		struct lsw_nh_meta *m = &fc->meta[id];
 		const struct lsw_nh *nh = &fc->fib->nh[id];
 		if ((m->state == LSW_NH_INCOMPLETE && m->refs == 0) ||
-		    (m->state == LSW_NH_LEARNED && m->refs == 0 &&
-		     !lsw_config_on_subnet(n, nh->port, nh->ip)))
+		    (m->state == LSW_NH_LEARNED && m->refs == 0 && !on_port(n, nh->port, nh->ip)))
 			nh_kill(fc, id);
 		else if ((m->state == LSW_NH_LEARNED || m->state == LSW_NH_STATIC) &&
 			 !m->host_route && route_find(fc, nh->ip, 32) == NULL) {

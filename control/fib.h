@@ -68,8 +68,7 @@ int lsw_fibctl_load(struct lsw_fibctl *fc, const struct lsw_config *c);
 int lsw_fibctl_update(struct lsw_fibctl *fc, const struct lsw_config *o,
 		      const struct lsw_config *n, uint64_t now_ns);
 void lsw_fibctl_reclaim(struct lsw_fibctl *fc);
-/* @ip is on a subnet of one of @port's addresses in @c. */
-bool lsw_config_on_subnet(const struct lsw_config *c, uint16_t port, uint32_t ip);
+
 /* What ARP taught: returns 1 if the table changed, 0 if not, -1 if full. */
 int lsw_fibctl_neigh_learn(struct lsw_fibctl *fc, uint32_t ip, uint16_t port, uint64_t mac,
 			   bool update_only, uint64_t now_ns);

@@ -17,7 +17,8 @@ lsw_neigh_process(struct lsw_switch *sw)
 		for (unsigned int i = 0; i < n; i++) {
 			const struct lsw_neigh_msg *m = &msgs[i];
 			/* Sent before a config change moved or removed its subnet: stale. */
-			if (!lsw_config_on_subnet(sw->cfg, m->port, m->ip))
+			bool own;
+			if (lsw_config_on_link_port(sw->cfg, m->ip, &own) != m->port)
 				continue;
 			int rc = lsw_fibctl_neigh_learn(sw->fibc, m->ip, m->port, m->mac,
 							m->flags & LSW_NEIGH_MSG_UPDATE_ONLY, now);

@@ -122,8 +122,6 @@ void lsw_ecmp_forget(struct lsw_switch *sw, uint32_t gid);
 int lsw_telemetry_init(struct lsw_switch *sw);
 /* From now on the commands answer nothing (the switch is going away). */
 void lsw_telemetry_stop(struct lsw_switch *sw);
-size_t lsw_telemetry_count(void);
-const char *lsw_telemetry_cmd(size_t i);
 
 /* dropsnap.c */
 int lsw_dropsnap_init(struct lsw_switch *sw);

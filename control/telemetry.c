@@ -193,15 +193,3 @@ lsw_telemetry_stop(struct lsw_switch *sw)
 	sw->tel_stopped = true;
 	pthread_mutex_unlock(&sw->ctl_lock);
 }
-
-size_t
-lsw_telemetry_count(void)
-{
-	return RTE_DIM(cmds);
-}
-
-const char *
-lsw_telemetry_cmd(size_t i)
-{
-	return i < RTE_DIM(cmds) ? cmds[i].cmd : NULL;
-}

@@ -113,6 +113,9 @@ struct lsw_config *lsw_config_from_json(json_t *doc, struct lsw_errs *errs);
 /* Load and validate a file; a JSON syntax error is reported as path "$" with line/column. */
 struct lsw_config *lsw_config_load(const char *path, struct lsw_errs *errs);
 void lsw_config_free(struct lsw_config *c);
+/* The port with @ip on one of its subnets, or -1; @own: @ip is one of the switch's own
+ * addresses. (Subnets of different ports never overlap.) */
+int lsw_config_on_link_port(const struct lsw_config *c, uint32_t ip, bool *own);
 int lsw_config_port_index(const struct lsw_config *c, const char *name);
 /* config_qos.c: the buffer and QoS tables, checked once the ports are known. */
 void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
