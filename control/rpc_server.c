@@ -96,6 +96,32 @@ lsw_rpc_frame(const char *buf, size_t len)
 	return 0;
 }
 
+bool
+lsw_rpc_next(const char *buf, size_t len, size_t *skip, size_t *end, bool *framed)
+{
+	size_t off = 0;
+
+	/* strchr() also finds the terminating NUL: NUL bytes are skipped like blanks. */
+	while (off < len && strchr(" \t\r\n", buf[off]) != NULL)
+		off++;
+	*skip = off;
+	if (off == len)
+		return false;
+	buf += off;
+	len -= off;
+	*framed = *buf == '{' || *buf == '[';
+	if (*framed) {
+		*end = lsw_rpc_frame(buf, len);
+		return *end != 0;
+	}
+	/* Not an object or array: take the line, to tell JSON from garbage. */
+	const char *nl = memchr(buf, '\n', len);
+	if (nl == NULL)
+		return false;
+	*end = (size_t)(nl - buf) + 1;
+	return true;
+}
+
 static void
 conn_close(struct lsw_rpc_server *s, struct conn *c)
 {
@@ -193,49 +219,30 @@ send_error(struct lsw_rpc_server *s, struct conn *c, int code, const char *msg)
 static void
 conn_process(struct lsw_rpc_server *s, struct conn *c, uint64_t now_ns)
 {
-	size_t off = 0;
+	size_t off = 0, skip, end;
+	bool framed;
 
 	while (!c->closing) {
-		while (off < c->in_len && strchr(" \t\r\n", c->in[off]) != NULL)
-			off++;
-		if (off == c->in_len)
-			break;
-		const char *p = c->in + off;
-		size_t avail = c->in_len - off, end;
+		bool whole = lsw_rpc_next(c->in + off, c->in_len - off, &skip, &end, &framed);
+		const char *p = c->in + off + skip;
 		json_error_t je;
 		json_t *v;
-		if (*p == '{' || *p == '[') {
-			end = lsw_rpc_frame(p, avail);
-			if (end == 0)
-				break;
-			s->st.requests++;
-			v = json_loadb(p, end, JSON_REJECT_DUPLICATES, &je);
-			off += end;
-			if (v == NULL) {
-				s->st.parse_errors++;
-				send_error(s, c, LSW_RPC_PARSE_ERROR, je.text);
-				continue;
-			}
-			conn_send(s, c, lsw_rpc_handle(s->sw, v));
-			json_decref(v);
+
+		off += skip;
+		if (!whole)
+			break;
+		off += end;
+		s->st.requests++;
+		v = json_loadb(p, end, framed ? JSON_REJECT_DUPLICATES : JSON_DECODE_ANY, &je);
+		if (v == NULL) {
+			s->st.parse_errors++;
+			send_error(s, c, LSW_RPC_PARSE_ERROR, je.text);
+		} else if (!framed) {
+			send_error(s, c, LSW_RPC_INVALID_REQUEST, LSW_RPC_MSG_NOT_A_REQUEST);
 		} else {
-			/* Not an object or array: take the line, tell JSON from garbage. */
-			const char *nl = memchr(p, '\n', avail);
-			if (nl == NULL)
-				break;
-			end = (size_t)(nl - p) + 1;
-			s->st.requests++;
-			v = json_loadb(p, end, JSON_DECODE_ANY, &je);
-			off += end;
-			if (v == NULL) {
-				s->st.parse_errors++;
-				send_error(s, c, LSW_RPC_PARSE_ERROR, je.text);
-			} else {
-				send_error(s, c, LSW_RPC_INVALID_REQUEST,
-					   "a request is a JSON object or a batch array");
-				json_decref(v);
-			}
+			conn_send(s, c, lsw_rpc_handle(s->sw, v));
 		}
+		json_decref(v);
 	}
 	memmove(c->in, c->in + off, c->in_len - off);
 	c->in_len -= off;

@@ -3,6 +3,7 @@
 #define LSW_RPC_SERVER_H
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <pthread.h>
 
@@ -47,5 +48,10 @@ unsigned int lsw_rpc_server_conns(const struct lsw_rpc_server *s);
 /* Framing: length of the complete JSON object/array at @buf, 0 if more bytes are needed,
  * or the offset just past the first bracket mismatch (the caller parses and fails). */
 size_t lsw_rpc_frame(const char *buf, size_t len);
+/* The next request in @buf: after @skip blank bytes (always set), @end bytes of it; @framed:
+ * an object or batch (else a line of something else, answered as not a request). False
+ * when it is not complete yet. */
+bool lsw_rpc_next(const char *buf, size_t len, size_t *skip, size_t *end, bool *framed);
+#define LSW_RPC_MSG_NOT_A_REQUEST "a request is a JSON object or a batch array"
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: the bytes a client writes on lsw's JSON-RPC socket. They take the path of
- * conn_process() in control/rpc_server.c: framing (lsw_rpc_frame for an object or a batch,
+ * conn_process() in control/rpc_server.c: framing (lsw_rpc_next: an object or a batch,
  * a line for anything else), json_loadb, lsw_rpc_handle, json_dumps. The switch is built by
  * the unit-test harness from tests/fuzz/switch.json, with its net_null ports started, the
  * drop snapshot store (with three dropped packets in it) and an RPC server, so that every
@@ -458,7 +458,7 @@ one_request(const char *p, size_t end, bool framed)
 		/* The server's own answers: send_error() in rpc_server.c. */
 		int code = v == NULL ? LSW_RPC_PARSE_ERROR : LSW_RPC_INVALID_REQUEST;
 		resp = lsw_rpc_error_response(NULL, code, v == NULL ? je.text :
-					      "a request is a JSON object or a batch array", NULL);
+					      LSW_RPC_MSG_NOT_A_REQUEST, NULL);
 		check_error(resp, code, p, end);
 	} else {
 		resp = lsw_rpc_handle(sw, v);
@@ -518,8 +518,9 @@ restore(void)
 	}
 }
 
-/* conn_process() in control/rpc_server.c, with a check after each request. What is left
- * unframed at the end is a partial request, which the server drops at end of input. */
+/* As conn_process() in control/rpc_server.c (the same lsw_rpc_next), with a check after
+ * each request. What is left unframed at the end is a partial request, which the server
+ * drops at end of input. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -529,30 +530,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = 0;
 
 	while (rc == 0) {
-		/* As the server: strchr() also finds the terminating NUL, so NUL bytes are
-		 * skipped like blanks. */
-		while (off < size && strchr(" \t\r\n", in[off]) != NULL)
-			off++;
-		if (off == size)
+		size_t skip, end;
+		bool framed, whole = lsw_rpc_next(in + off, size - off, &skip, &end, &framed);
+		const char *p = in + off + skip;
+		if (!whole)
 			break;
-		const char *p = in + off;
-		size_t avail = size - off, end;
-		if (*p == '{' || *p == '[') {
-			end = lsw_rpc_frame(p, avail);
-			if (end == 0)
-				break;
-			if (end > avail || (p[end - 1] != '}' && p[end - 1] != ']' &&
-					    p[end - 1] != '{' && p[end - 1] != '['))
-				bug("lsw_rpc_frame ended a request inside it", p, avail, NULL);
-			rc = one_request(p, end, true);
-		} else {
-			const char *nl = memchr(p, '\n', avail);
-			if (nl == NULL)
-				break;
-			end = (size_t)(nl - p) + 1;
-			rc = one_request(p, end, false);
-		}
-		off += end;
+		if (framed && (end > size - off - skip ||
+			       (p[end - 1] != '}' && p[end - 1] != ']' && p[end - 1] != '{' &&
+				p[end - 1] != '[')))
+			bug("lsw_rpc_frame ended a request inside it", p, size - off - skip, NULL);
+		rc = one_request(p, end, framed);
+		off += skip + end;
 	}
 	restore();
 	/* drops.clear, or a new store size: the snapshots again, for the next input. */
