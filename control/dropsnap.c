@@ -39,7 +39,6 @@ store_resize(struct lsw_switch *sw, uint32_t n)
 int
 lsw_dropsnap_init(struct lsw_switch *sw)
 {
-	struct timespec ts;
 	char name[RTE_RING_NAMESIZE];
 
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
@@ -50,10 +49,6 @@ lsw_dropsnap_init(struct lsw_switch *sw)
 		if (sw->dp.snap[w] == NULL)
 			return -1;
 	}
-	/* Wall-clock time of a TSC value: a pair taken together now. */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	sw->snaps.tsc0 = rte_rdtsc();
-	sw->snaps.wall0 = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 	if (store_resize(sw, sw->cfg->g.drop_snapshots) != 0)
 		return -1;
 	set_mode(sw);
@@ -74,14 +69,9 @@ lsw_dropsnap_free(struct lsw_switch *sw)
 int
 lsw_dropsnap_config(struct lsw_switch *sw, const struct lsw_config *old)
 {
-	uint64_t tsc0 = sw->snaps.tsc0, wall0 = sw->snaps.wall0;
-
-	if (old->g.drop_snapshots != sw->cfg->g.drop_snapshots) {
-		if (store_resize(sw, sw->cfg->g.drop_snapshots) != 0)
-			return -1;
-		sw->snaps.tsc0 = tsc0;
-		sw->snaps.wall0 = wall0;
-	}
+	if (old->g.drop_snapshots != sw->cfg->g.drop_snapshots &&
+	    store_resize(sw, sw->cfg->g.drop_snapshots) != 0)
+		return -1;
 	set_mode(sw);
 	return 0;
 }
@@ -125,15 +115,6 @@ lsw_dropsnap_get(const struct lsw_switch *sw, uint32_t i, uint64_t *seq)
 	uint32_t idx = (st->head + st->cap - st->n + i) % st->cap;
 	*seq = st->seq - st->n + i + 1;
 	return &st->e[idx];
-}
-
-uint64_t
-lsw_dropsnap_time_ns(const struct lsw_switch *sw, uint64_t tsc)
-{
-	const struct lsw_snap_store *st = &sw->snaps;
-	int64_t d = (int64_t)(tsc - st->tsc0);
-
-	return st->wall0 + (uint64_t)((double)d * 1e9 / (double)sw->dp.tsc_hz);
 }
 
 bool

@@ -99,6 +99,7 @@ setup(struct lsw_switch *sw)
 
 	dp->n_workers = c->g.n_workers;
 	dp->tsc_hz = rte_get_tsc_hz();
+	lsw_clock_anchor(&sw->clock, dp->tsc_hz);
 	if (lsw_meta_register() != 0) {
 		LSW_LOG(ERR, "cannot register the mbuf metadata field");
 		return -1;
@@ -337,9 +338,15 @@ main(int argc, char **argv)
 	if (rc == 0) {
 		LSW_LOG(INFO, "running: %u ports, %u workers, JSON-RPC on %s", sw.cfg->n_ports,
 			sw.dp.n_workers, sw.rpc_path);
+		uint64_t anchored = lsw_now_ns();
 		while (!stop_requested) {
-			lsw_rpc_server_poll(sw.rpc, POLL_MS, lsw_now_ns());
+			uint64_t now_ns = lsw_now_ns();
+			lsw_rpc_server_poll(sw.rpc, POLL_MS, now_ns);
 			pthread_mutex_lock(&sw.ctl_lock);
+			if (now_ns - anchored >= 1000000000u) {
+				lsw_clock_anchor(&sw.clock, sw.dp.tsc_hz);
+				anchored = now_ns;
+			}
 			lsw_neigh_process(&sw);
 			lsw_pfcwd_poll(&sw, rte_rdtsc());
 			lsw_dropsnap_poll(&sw);

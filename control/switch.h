@@ -28,7 +28,13 @@ struct lsw_snap_store {
 	struct lsw_snap *e;             /* [cap] */
 	uint32_t cap, head, n;          /* head: the next slot written */
 	uint64_t seq;                   /* snapshots ever stored */
-	uint64_t tsc0, wall0;           /* a TSC value and the wall-clock ns it was taken at */
+};
+
+/* Wall-clock time of a TSC value (time.c): a TSC reading and the CLOCK_REALTIME ns it was
+ * taken at. Re-anchored every second by the main loop, so that the TSC's rate error and
+ * the wall clock's adjustments (NTP) never add up over a long run. */
+struct lsw_clock {
+	uint64_t tsc0, wall0, hz;
 };
 
 struct lsw_snap_roce {
@@ -69,6 +75,7 @@ struct lsw_switch {
 	uint64_t wd_last_poll_ns;
 	bool wd_brs_active;
 	uint64_t start_ns;
+	struct lsw_clock clock;         /* TSC to wall clock, for snapshots and timelines */
 	bool hugepages;
 	struct lsw_snap_store snaps;
 	struct lsw_ecmp_gctl *ecmp[LSW_MAX_NHG]; /* by group id; FORWARD groups only */
@@ -80,6 +87,10 @@ struct lsw_switch {
 
 /* time.c */
 uint64_t lsw_now_ns(void);
+/* Take a (TSC, wall clock) pair now; @hz is the TSC's rate. */
+void lsw_clock_anchor(struct lsw_clock *c, uint64_t hz);
+/* CLOCK_REALTIME nanoseconds at TSC value @tsc. */
+uint64_t lsw_clock_wall_ns(const struct lsw_clock *c, uint64_t tsc);
 
 /* ports.c */
 int lsw_ports_init(struct lsw_switch *sw);
@@ -132,7 +143,6 @@ void lsw_dropsnap_poll(struct lsw_switch *sw);
 void lsw_dropsnap_clear(struct lsw_switch *sw);
 /* The @i-th stored snapshot, oldest first, and its sequence number; NULL past the end. */
 const struct lsw_snap *lsw_dropsnap_get(const struct lsw_switch *sw, uint32_t i, uint64_t *seq);
-uint64_t lsw_dropsnap_time_ns(const struct lsw_switch *sw, uint64_t tsc);
 /* The BTH of a RoCEv2 packet in the snapshot's bytes (IPv4, UDP 4791); false otherwise. */
 bool lsw_dropsnap_roce(const struct lsw_snap *s, struct lsw_snap_roce *r);
 

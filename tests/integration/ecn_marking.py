@@ -9,6 +9,7 @@ and mark snapshots name each WRED drop and mark with its ports, queue and BTH; s
 pcapng, tshark reads them back with the reasons in the comments."""
 import os
 import subprocess
+import time
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -42,6 +43,7 @@ def test_ecn_marking():
     saved = os.path.join(tmp, "drops.pcapng")
 
     sw = Lsw(cfg, tmp)
+    started = time.time()
     with sw:
         def drained():
             q = sw.rpc("queue.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]["3"]
@@ -55,6 +57,7 @@ def test_ecn_marking():
                         "save", saved], check=True, capture_output=True)
         sw.rpc("drops.clear")
         assert sw.rpc("drops.list")["snapshots"] == []
+    ended = time.time()
     e4 = ports["Ethernet4"]
     assert q["DROPPED_PACKETS"] == q["WRED_DROPPED_PACKETS"] == e4["drops"].get("WRED_DROP")
     assert 0 < q["WRED_DROPPED_PACKETS"] < NOT_ECT, q
@@ -83,17 +86,21 @@ def test_ecn_marking():
     assert kinds.count("drop") == q["WRED_DROPPED_PACKETS"] == len(wred), (kinds, q)
     assert kinds.count("mark") == ce
     for s in snaps["snapshots"]:
+        # Wall-clock time: the drop happened while the switch ran (within a second).
+        assert started - 1 <= s["time_ns"] / 1e9 <= ended + 1, (started, s["time_ns"], ended)
         assert s["out_port"] == "Ethernet4" and s["queue"] == 3 and s["len"] == SIZE, s
         assert s["roce"]["opcode"] == 0x0A and s["caplen"] == 128, s
         assert s["in_port"] == ("Ethernet8" if s["kind"] == "drop" else "Ethernet0"), s
     r = subprocess.run(["tshark", "-r", saved, "-T", "fields", "-E", "separator=;",
-                        "-e", "frame.comment", "-e", "frame.len", "-e", "udp.dstport"],
+                        "-e", "frame.comment", "-e", "frame.len", "-e", "udp.dstport",
+                        "-e", "frame.time_epoch"],
                        capture_output=True, text=True, check=True)
     lines = r.stdout.splitlines()
     assert len(lines) == len(snaps["snapshots"]), (len(lines), r.stderr)
     assert sum("drop WRED_DROP port=Ethernet4 in=Ethernet8 out=Ethernet4 queue=3" in line
                for line in lines) == len(wred), lines[:3]
-    assert all(line.endswith(";%d;4791" % SIZE) for line in lines), lines[:3]
+    assert all(";%d;4791;" % SIZE in line for line in lines), lines[:3]
+    assert all(started - 1 <= float(line.split(";")[-1]) <= ended + 1 for line in lines), lines[:3]
     print("%d of %d ECT frames marked CE, %d of %d not-ECT WRED-dropped; watermark %d B" % (
         ce, ECT, q["WRED_DROPPED_PACKETS"], NOT_ECT, q["WATERMARK_BYTES"]))
 

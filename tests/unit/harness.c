@@ -78,6 +78,7 @@ t_switch_new(const char *json)
 	sw->dp.fib = sw->fibc->fib;
 	sw->dp.pool = pool;
 	sw->dp.tsc_hz = T_HZ;
+	lsw_clock_anchor(&sw->clock, T_HZ);
 	sw->dp.n_workers = 1;
 	/* No worker thread is ever online here, so a publish frees the old snapshot at once. */
 	sw->dp.qsv = rte_zmalloc("t_qsv", rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);

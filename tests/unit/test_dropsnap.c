@@ -5,6 +5,9 @@
  * oldest-first as it wraps, a full worker ring counted as missed, filters off, clear.
  */
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <rte_cycles.h>
 #include "harness.h"
 #include "lsw/dropsnap.h"
 
@@ -90,11 +93,62 @@ test_capture_and_wrap(void **state)
 	t_switch_free(t);
 }
 
+static uint64_t
+realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A snapshot's time_ns (drops.list) is the wall clock when the drop happened: within a
+ * second of it, also after a resize of the store (which once reset the clock's anchor and
+ * dated every drop to the machine's boot, in 1970), and after re-anchoring. */
+static void
+test_wall_clock(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow miss = {.dst = "192.0.2.1", .payload = 20, .vlan = -1};
+	json_t *resp;
+
+	(void)state;
+	/* Snapshots carry the real TSC (the harness's own clock is fake). */
+	lsw_clock_anchor(&t->sw.clock, rte_get_tsc_hz());
+	t->sw.cfg->g.drop_snapshots = 8;
+	assert_int_equal(lsw_dropsnap_init(&t->sw), 0);
+	for (int i = 0; i < 3; i++) {
+		if (i == 1) { /* a resize through config.set */
+			t_rpc_ok(t, "config.set",
+				 "{\"config\": {\"LSW\": {\"global\": {\"drop_snapshots\": 16}}}}",
+				 &resp);
+			json_decref(resp);
+		}
+		if (i == 2) {
+			usleep(200000);
+			lsw_clock_anchor(&t->sw.clock, rte_get_tsc_hz());
+		}
+		uint64_t before = realtime_ns();
+		t_rx(t, T_PORT0, buf, t_build_ipv4(buf, &miss), 1000);
+		uint64_t after = realtime_ns();
+		json_t *r = t_rpc_ok(t, "drops.list", NULL, &resp);
+		json_t *snaps = json_object_get(r, "snapshots");
+		json_t *last = json_array_get(snaps, json_array_size(snaps) - 1);
+		uint64_t ns = (uint64_t)json_integer_value(json_object_get(last, "time_ns"));
+		assert_true(ns + 1000000000u >= before);
+		assert_true(ns <= after + 1000000000u);
+		json_decref(resp);
+	}
+	lsw_dropsnap_free(&t->sw);
+	t_switch_free(t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_capture_and_wrap),
+		cmocka_unit_test(test_wall_clock),
 	};
 	t_eal_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
