@@ -29,6 +29,7 @@ global_defaults(struct lsw_global_conf *g)
 		.main_lcore = 0,
 		.n_workers = 1,
 		.workers = {1},
+		.worker_cpu = {1},
 		.idle_sleep_us = 100,
 		.mbufs = 16384,
 		.rx_desc = 1024,
@@ -65,14 +66,15 @@ get_str(json_t *obj, const char *path, const char *key, char *out, size_t size,
 		snprintf(out, size, "%s", s);
 }
 
-/* lcore ids are CPU ids (lsw passes -l to EAL, not --lcores). The check is against the
- * machine, not this thread's affinity, which EAL narrows once it has started. */
+/* A CPU of the machine (not this thread's affinity, which EAL narrows once it has
+ * started). */
 static bool
-lcore_usable(unsigned int lcore)
+cpu_exists(unsigned int cpu)
 {
-	return lcore < RTE_MAX_LCORE && (int)lcore < get_nprocs_conf();
+	return (int)cpu < get_nprocs_conf();
 }
 
+/* An lcore given as a CPU id: the lcore runs on that CPU. */
 static void
 parse_lcore(json_t *v, const char *path, unsigned int *out, struct lsw_errs *errs)
 {
@@ -80,12 +82,42 @@ parse_lcore(json_t *v, const char *path, unsigned int *out, struct lsw_errs *err
 
 	if (!lsw_jv_uint(v, path, 0, RTE_MAX_LCORE - 1, &x, errs))
 		return;
-	if (!lcore_usable((unsigned int)x)) {
+	if (!cpu_exists((unsigned int)x)) {
 		lsw_errs_add(errs, path, "lcore %u does not exist: this machine has CPUs 0-%d",
 			     (unsigned int)x, get_nprocs_conf() - 1);
 		return;
 	}
 	*out = (unsigned int)x;
+}
+
+/* A worker: a CPU id (the lcore of that id on that CPU), or "LCORE@CPU" as EAL's --lcores
+ * writes it, so that more workers than CPUs can run (several lcores share a CPU: for
+ * functional tests of several workers on a small machine, never for speed). */
+static void
+parse_worker(json_t *v, const char *path, unsigned int *lcore, unsigned int *cpu,
+	     struct lsw_errs *errs)
+{
+	unsigned int l, c;
+	int end = 0;
+
+	if (!json_is_string(v) || strchr(json_string_value(v), '@') == NULL) {
+		parse_lcore(v, path, lcore, errs);
+		*cpu = *lcore;
+		return;
+	}
+	if (sscanf(json_string_value(v), "%u@%u%n", &l, &c, &end) != 2 ||
+	    json_string_value(v)[end] != '\0') {
+		lsw_errs_add(errs, path, "'%s' is not LCORE@CPU (e.g. \"3@1\")",
+			     json_string_value(v));
+		return;
+	}
+	if (l >= RTE_MAX_LCORE)
+		lsw_errs_add(errs, path, "lcore %u is out of range [0, %d]", l, RTE_MAX_LCORE - 1);
+	else if (!cpu_exists(c))
+		lsw_errs_add(errs, path, "CPU %u does not exist: this machine has CPUs 0-%d", c,
+			     get_nprocs_conf() - 1);
+	else
+		*lcore = l, *cpu = c;
 }
 
 static void
@@ -123,7 +155,8 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		lsw_path_key(p, path, "workers");
 		if (!json_is_array(v) || json_array_size(v) == 0 ||
 		    json_array_size(v) > LSW_MAX_WORKERS) {
-			lsw_errs_add(errs, p, "expected an array of 1 to %d lcore ids", LSW_MAX_WORKERS);
+			lsw_errs_add(errs, p, "expected an array of 1 to %d CPU ids or \"LCORE@CPU\"",
+				     LSW_MAX_WORKERS);
 		} else {
 			size_t i;
 			json_t *e;
@@ -131,7 +164,7 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 			json_array_foreach(v, i, e) {
 				char pi[LSW_PATH_LEN];
 				lsw_path_index(pi, p, i);
-				parse_lcore(e, pi, &g->workers[i], errs);
+				parse_worker(e, pi, &g->workers[i], &g->worker_cpu[i], errs);
 				for (size_t j = 0; j < i; j++)
 					if (g->workers[j] == g->workers[i])
 						lsw_errs_add(errs, pi, "lcore %u listed twice",
@@ -311,14 +344,16 @@ parse_lsw_port(json_t *o, const char *path, struct lsw_config *c, struct lsw_por
 		pc->mac_set = lsw_jv_mac(v, p, &pc->mac, errs);
 	}
 	if ((v = json_object_get(o, "lcore")) != NULL) {
-		unsigned int l = 0, before = errs->n;
+		uint64_t l = 0;
 		bool found = false;
 		lsw_path_key(p, path, "lcore");
-		parse_lcore(v, p, &l, errs);
-		for (unsigned int i = 0; i < c->g.n_workers; i++)
-			found |= c->g.workers[i] == l;
-		if (!found && errs->n == before)
-			lsw_errs_add(errs, p, "lcore %u is not in LSW.global.workers", l);
+		if (lsw_jv_uint(v, p, 0, RTE_MAX_LCORE - 1, &l, errs)) {
+			for (unsigned int i = 0; i < c->g.n_workers; i++)
+				found |= c->g.workers[i] == l;
+			if (!found)
+				lsw_errs_add(errs, p, "lcore %u is not in LSW.global.workers",
+					     (unsigned int)l);
+		}
 		pc->lcore = (int)l;
 	}
 	uint32_t q = pc->pfc_quanta;

@@ -58,6 +58,7 @@ check_global(const struct lsw_global_conf *o, const struct lsw_global_conf *n,
 #define F(f, name) \
 	{name, offsetof(struct lsw_global_conf, f), sizeof(((struct lsw_global_conf *)0)->f)}
 		F(main_lcore, "main_lcore"), F(n_workers, "workers"), F(workers, "workers"),
+		F(worker_cpu, "workers"),
 		F(mbufs, "mbufs"), F(memory_mb, "memory_mb"), F(rx_desc, "rx_descriptors"),
 		F(tx_desc, "tx_descriptors"), F(file_prefix, "file_prefix"),
 		F(rpc_socket, "rpc_socket"),

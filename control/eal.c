@@ -65,16 +65,22 @@ add(struct lsw_eal_args *a, const char *fmt, ...)
 void
 lsw_eal_args_build(const struct lsw_config *c, bool hugepages, int pid, struct lsw_eal_args *a)
 {
-	char lcores[16 * (LSW_MAX_WORKERS + 1)];
+	char lcores[24 * (LSW_MAX_WORKERS + 1)];
 	int n;
-	bool any_pci = false;
+	bool any_pci = false, mapped = false;
 
 	memset(a, 0, sizeof(*a));
 	add(a, "lsw");
 	n = snprintf(lcores, sizeof(lcores), "%u", c->g.main_lcore);
-	for (unsigned int i = 0; i < c->g.n_workers; i++)
+	for (unsigned int i = 0; i < c->g.n_workers; i++) {
 		n += snprintf(lcores + n, sizeof(lcores) - (size_t)n, ",%u", c->g.workers[i]);
-	add(a, "-l");
+		if (c->g.worker_cpu[i] != c->g.workers[i])
+			n += snprintf(lcores + n, sizeof(lcores) - (size_t)n, "@%u",
+				      c->g.worker_cpu[i]);
+		mapped |= c->g.worker_cpu[i] != c->g.workers[i];
+	}
+	/* -l when every lcore is its CPU; --lcores places the others (lcore@cpu). */
+	add(a, mapped ? "--lcores" : "-l");
 	add(a, "%s", lcores);
 	add(a, "--main-lcore");
 	add(a, "%u", c->g.main_lcore);

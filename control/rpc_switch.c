@@ -23,8 +23,9 @@ switch_info(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 			if ((unsigned int)sw->cfg->port[p].lcore == sw->cfg->g.workers[w])
 				json_array_append_new(ports, json_string(sw->cfg->port[p].name));
 		const struct lsw_lcore_counters *c = &sw->dp.ctr[w];
-		json_array_append_new(workers, json_pack("{s:i, s:i, s:o, s:I, s:I}",
-			"index", w, "lcore", sw->cfg->g.workers[w], "ports", ports,
+		json_array_append_new(workers, json_pack("{s:i, s:i, s:i, s:o, s:I, s:I}",
+			"index", w, "lcore", sw->cfg->g.workers[w], "cpu", sw->cfg->g.worker_cpu[w],
+			"ports", ports,
 			"loops", (json_int_t)__atomic_load_n(&c->loops, __ATOMIC_RELAXED),
 			"busy_loops", (json_int_t)__atomic_load_n(&c->busy_loops, __ATOMIC_RELAXED)));
 	}

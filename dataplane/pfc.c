@@ -122,6 +122,7 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t por
 		rte_pktmbuf_free(m);
 		return;
 	}
+	w->ctr->event[LSW_EV_PFC_RX]++;
 	for (int prio = 0; prio < 8; prio++) {
 		if (f.enable >> prio & 1)
 			pc->rx_pkts[prio]++;
@@ -247,6 +248,7 @@ lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_
 		}
 	}
 	lsw_pfc_encode(frame, &p->mac, enable, time);
+	w->ctr->event[LSW_EV_PFC_TX]++;
 	lsw_meta(m)->flags = LSW_META_CTL;
 	pf->tx_paused = (uint8_t)((pf->tx_paused | pf->tx_xoff) & ~pf->tx_xon);
 	pf->tx_xoff = pf->tx_xon = 0;

@@ -130,6 +130,28 @@ check_wm_clear(struct lsw_worker *w)
 	}
 }
 
+uint32_t
+lsw_worker_egress(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
+{
+	uint32_t work = lsw_tx_drain_handoff(w, conf);
+
+	if (unlikely(w->n_held))
+		lsw_neigh_poll(w, conf, now);
+	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
+		uint16_t port = conf->owned[w->idx][i];
+		lsw_pfc_poll(w, conf, port, now);
+		lsw_ecmp_poll(w, conf, port, now);
+		for (int r = 0; r < TX_ROUNDS; r++) {
+			uint32_t n = lsw_egress_run(w, conf, port, now);
+			work += n;
+			if (n < LSW_BURST)
+				break;
+		}
+	}
+	lsw_tx_flush_all(w, conf);
+	return work;
+}
+
 /* Sleep when idle, but not past the moment a shaped port may send its next frame. */
 static void
 idle_sleep(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
@@ -175,21 +197,7 @@ lsw_worker_main(void *arg)
 			work += n;
 			lsw_process_burst(w, conf, port, pkts, n, now);
 		}
-		work += lsw_tx_drain_handoff(w, conf);
-		if (unlikely(w->n_held))
-			lsw_neigh_poll(w, conf, now);
-		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
-			uint16_t port = conf->owned[w->idx][i];
-			lsw_pfc_poll(w, conf, port, now);
-			lsw_ecmp_poll(w, conf, port, now);
-			for (int r = 0; r < TX_ROUNDS; r++) {
-				uint32_t n = lsw_egress_run(w, conf, port, now);
-				work += n;
-				if (n < LSW_BURST)
-					break;
-			}
-		}
-		lsw_tx_flush_all(w, conf);
+		work += lsw_worker_egress(w, conf, now);
 		check_wm_clear(w);
 		w->ctr->loops++;
 		if (work)

@@ -69,7 +69,8 @@ struct lsw_neigh_conf {
 struct lsw_global_conf {
 	unsigned int main_lcore;
 	uint16_t n_workers;
-	unsigned int workers[LSW_MAX_WORKERS];
+	unsigned int workers[LSW_MAX_WORKERS];    /* their lcore ids */
+	unsigned int worker_cpu[LSW_MAX_WORKERS]; /* the CPU each runs on ("LCORE@CPU") */
 	uint32_t idle_sleep_us;
 	bool direct;                       /* forwarding: "direct" skips MMU, queues, shaper */
 	uint32_t mbufs;

@@ -50,6 +50,8 @@ enum lsw_port_ctr {
 	X(NEIGH_HELD,         "packets held while their next hop was resolved") \
 	X(NEIGH_RELEASED,     "held packets sent after resolution") \
 	X(PFC_TX_DEFERRED,    "PFC frames put off a loop: no mbuf to build them") \
+	X(PFC_RX,             "PFC frames received and consumed (any class-enable vector)") \
+	X(PFC_TX,             "PFC frames sent (XOFF, refresh or XON)") \
 	X(PAUSE_RX,           "802.3x PAUSE frames honoured") \
 	X(SNAPSHOT_MISSED,    "drops or marks not snapshotted: the worker's ring was full")
 

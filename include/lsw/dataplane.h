@@ -146,6 +146,9 @@ int lsw_worker_main(void *arg);
 void lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 		       struct rte_mbuf **pkts, uint16_t n, uint64_t now);
 void lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+/* The loop's second half, after the rx bursts: handoff rings, ARP holds, then per owned
+ * port PFC, ECMP quality and the egress; staged packets flushed. Returns packets moved. */
+uint32_t lsw_worker_egress(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now);
 /* ipv4.c: admit what lsw_ipv4_output collected, in runs, and queue it. */
 void lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf);
 

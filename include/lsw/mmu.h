@@ -8,7 +8,9 @@
  * Concurrency: each worker owns a struct lsw_mmu_lcore and is its only writer; occupancy
  * is the sum of the workers' signed deltas (a packet admitted by one worker and released
  * by another leaves +c in one and -c in the other). No atomics, no locks. Readers (other
- * workers, the control plane) sum with relaxed loads.
+ * workers, the control plane) sum with relaxed loads. Workers admitting to one queue at
+ * the same moment each see the others' occupancy as of their last write (once per burst),
+ * so with W workers a queue or PG may pass its threshold by up to W - 1 bursts.
  */
 #ifndef LSW_MMU_H
 #define LSW_MMU_H

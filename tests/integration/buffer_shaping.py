@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from lswtest import (Lsw, base_config, lossy_buffers, roce_pcap, run_test, tmpdir,  # noqa: E402
-                     wait_until)
+                     test_workers, wait_until)
 
 
 MIB = 1 << 20
@@ -29,7 +29,8 @@ def test_buffer_shaping():
         "Ethernet0": ("net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "10.0.0.0/31", None),
         "Ethernet4": ("net_pcap1,rx_pcap=%s,infinite_rx=1" % pcap, "10.0.0.2/31", None),
         "Ethernet8": ("net_null0,no-rx=1", "10.0.1.0/31", {"speed": str(SPEED_MBPS)})},
-        idle_sleep_us=0, mbufs=8192)
+        # Busy workers keep the shaper exact; several workers share CPU 1, so they sleep.
+        idle_sleep_us=0 if len(test_workers()) == 1 else 20)
     cfg["STATIC_ROUTE"] = {"10.9.0.0/24": {"nexthop": "10.0.1.1"}}
     cfg["NEIGH"] = {"Ethernet8|10.0.1.1": {"neigh": "02:00:00:00:08:01"}}
     # 1 MiB pools; the egress queue alone under alpha = 1 holds half of the shared buffer.
@@ -37,6 +38,10 @@ def test_buffer_shaping():
     lossy_buffers(cfg)
 
     sw = Lsw(cfg, tmp)
+    # Several workers admit to the queue at once, each against the sum of the others'
+    # occupancy as it last saw it: the queue may pass the threshold by one burst per other
+    # worker (include/lsw/mmu.h).
+    over = (len(test_workers()) - 1) * 32 * CHARGE
     with sw:
         q_of = lambda: sw.rpc("queue.stats", {"port": "Ethernet8"})["ports"]["Ethernet8"]["3"]
         # Flooded: drops at the queue threshold appear.
@@ -48,13 +53,13 @@ def test_buffer_shaping():
         # T1 with S = 1, alpha = 1: the queue settles at B/2 (to a frame's charge). Read
         # while it runs, it may just have sent the frames its shaper allowed (two at most).
         occ = q["CURR_OCCUPANCY_BYTES"]
-        assert MIB / 2 - 3 * CHARGE <= occ <= MIB / 2, occ
+        assert MIB / 2 - 3 * CHARGE <= occ <= MIB / 2 + over, occ
         assert q["SHARED_CURR_OCCUPANCY_BYTES"] == occ
         # Bytes come from the MMU, packets from the FIFO, read a moment apart.
         assert occ % CHARGE == 0 and abs(q["CURR_OCCUPANCY_PACKETS"] - occ // CHARGE) <= 2, q
         assert q["drops"]["EGRESS_QUEUE_THRESHOLD"] == q["DROPPED_PACKETS"]
         assert q["drops"]["INGRESS_PG_THRESHOLD"] == 0
-        assert MIB / 2 - CHARGE <= q["WATERMARK_BYTES"] <= MIB / 2, q["WATERMARK_BYTES"]
+        assert MIB / 2 - CHARGE <= q["WATERMARK_BYTES"] <= MIB / 2 + over, q["WATERMARK_BYTES"]
         assert q["WATERMARK_BYTES"] >= occ
         # The ingress side holds the same bytes, split over the two ports' PG 3 (DSCP 3).
         pgs = sw.rpc("pg.stats")["ports"]
@@ -83,7 +88,7 @@ def test_buffer_shaping():
         def settles(want):
             def ok():
                 o = q_of()["CURR_OCCUPANCY_BYTES"]
-                return want - 3 * CHARGE <= o <= want
+                return want - 3 * CHARGE <= o <= want + over
             wait_until(ok, what="occupancy near %d" % want)
         assert sw.rpc("config.set", {"config": {"BUFFER_PROFILE": {
             "egress_lossy_profile": {"dynamic_th": "-1"}}}}) == {"applied": True}
@@ -103,7 +108,7 @@ def test_buffer_shaping():
         settles(MIB // 2)
         # Watermarks clear (each worker on its next loop) and build up again.
         sw.rpc("watermark.clear")
-        wait_until(lambda: q_of()["WATERMARK_BYTES"] <= MIB / 2, what="watermark")
+        wait_until(lambda: q_of()["WATERMARK_BYTES"] <= MIB / 2 + over, what="watermark")
         # Stop the flood: the queue drains at the port speed to nothing.
         for p in ("Ethernet0", "Ethernet4"):
             sw.rpc("port.set", {"port": p, "admin_status": "down"})

@@ -57,9 +57,19 @@ def lossy_buffers(cfg, egress_th="0"):
                                  "dynamic_th": egress_th}}
 
 
+def test_workers():
+    """Worker lcores for the tests: $LSW_TEST_WORKERS of them (default 1), the first on CPU
+    1 and the others placed on it too ("LCORE@CPU"), so that tests of several workers run
+    on a 2-CPU machine. The ports go to them round-robin, so traffic crosses workers."""
+    n = int(os.environ.get("LSW_TEST_WORKERS", "1"))
+    return [1] + ["%d@1" % (2 + i) for i in range(n - 1)]
+
+
 def base_config(tmp, ports, **glob):
     """A config dict: ports is {name: (devargs, "a.b.c.d/len" or None, extra PORT fields)}."""
-    g = {"main_lcore": 0, "workers": [1], "idle_sleep_us": 100, "mbufs": 8192,
+    workers = test_workers()
+    g = {"main_lcore": 0, "workers": workers, "idle_sleep_us": 100,
+         "mbufs": 8192 if len(workers) == 1 else 16384,
          "rx_descriptors": 256, "tx_descriptors": 256,
          "rpc_socket": os.path.join(tmp, "lsw.sock"),
          "file_prefix": "lswtest-%d" % os.getpid()}

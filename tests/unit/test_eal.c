@@ -82,6 +82,36 @@ test_pci_hugepages(void **state)
 	lsw_config_free(c);
 }
 
+/* More workers than CPUs: lcores placed with --lcores, the plain ones as they are; the
+ * ports go to them round-robin, and a port may name a placed lcore. */
+static void
+test_lcore_map(void **state)
+{
+	const char *json =
+		"{\"LSW\": {\"global\": {\"workers\": [1, \"2@1\", \"3@0\"]}},"
+		" \"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {}},"
+		" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\"},"
+		"              \"Ethernet4\": {\"devargs\": \"net_null1\", \"lcore\": 3}}}";
+	json_t *doc = json_loads(json, 0, NULL);
+	struct lsw_errs errs;
+	struct lsw_config *c = lsw_config_from_json(doc, &errs);
+	struct lsw_eal_args a;
+
+	(void)state;
+	json_decref(doc);
+	assert_non_null(c);
+	assert_int_equal(c->g.n_workers, 3);
+	assert_int_equal(c->g.workers[1], 2);
+	assert_int_equal(c->g.worker_cpu[1], 1);
+	assert_int_equal(c->g.worker_cpu[2], 0);
+	assert_int_equal(c->port[1].lcore, 3);
+	lsw_eal_args_build(c, false, 1, &a);
+	assert_true(find(&a, "--lcores", "0,1,2@1,3@0") > 0);
+	assert_true(find(&a, "-l", NULL) < 0);
+	lsw_eal_args_free(&a);
+	lsw_config_free(c);
+}
+
 static void
 test_data_room(void **state)
 {
@@ -106,6 +136,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vdevs_nohuge),
 		cmocka_unit_test(test_pci_hugepages),
+		cmocka_unit_test(test_lcore_map),
 		cmocka_unit_test(test_data_room),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
