@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lsw/config.h"
+#include "eal.h"
 #include "jsonv.h"
 
 #define MAX_BUFFER (1ull << 40)
@@ -55,7 +56,7 @@ buffer_defaults(struct lsw_buffer_conf *b)
 		.small_packet_percentage = 50,
 		.default_dynamic_th = 0,
 		.shaper_overhead = 24, /* preamble 8, FCS 4, inter-frame gap 12 */
-		.shaper_burst_us = 100,
+		.shaper_burst_us = 10,
 	};
 }
 
@@ -551,7 +552,9 @@ computed_profile(struct lsw_config *c, uint16_t port, const char *path, struct l
 			     "CABLE_LENGTH for %s", pc->name);
 		return -1;
 	}
-	if (lsw_headroom_calc(&q->buf, pc->speed, q->port[port].cable_m, pc->mtu, &h) != 0) {
+	if (lsw_headroom_calc(&q->buf, pc->speed, q->port[port].cable_m, pc->mtu,
+			      lsw_port_inflight_bytes(c, port, pc->speed), q->pool[pool].xoff != 0,
+			      &h) != 0) {
 		lsw_errs_add(errs, path, "cannot compute headroom");
 		return -1;
 	}

@@ -107,10 +107,18 @@ lsw_eal_args_build(const struct lsw_config *c, bool hugepages, int pid, struct l
 		if (p->is_pci) {
 			add(a, "-a");
 			any_pci = true;
+			add(a, "%s", p->devargs);
+		} else if (lsw_port_is_memif(c, (uint16_t)i) && strstr(p->devargs, "rsize=") == NULL) {
+			/* A small ring bounds what is in flight (inflight.c); the memif client's
+			 * size is the one both ends use. */
+			uint32_t slots = lsw_port_ring_slots(c, (uint16_t)i,
+							     p->speed ? p->speed : 10000);
+			add(a, "--vdev");
+			add(a, "%s,rsize=%u", p->devargs, (unsigned int)__builtin_ctz(slots));
 		} else {
 			add(a, "--vdev");
+			add(a, "%s", p->devargs);
 		}
-		add(a, "%s", p->devargs);
 	}
 	if (!any_pci)
 		add(a, "--no-pci");

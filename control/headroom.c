@@ -35,7 +35,7 @@ round_up_1k(double v)
 
 int
 lsw_headroom_calc(const struct lsw_buffer_conf *b, uint32_t speed, uint32_t cable_m,
-		  uint32_t port_mtu, struct lsw_headroom *h)
+		  uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h)
 {
 	const double cell = b->cell, p = b->small_packet_percentage, lmtu = b->lossless_mtu;
 	bool mellanox = b->headroom_model == 0;
@@ -55,11 +55,16 @@ lsw_headroom_calc(const struct lsw_buffer_conf *b, uint32_t speed, uint32_t cabl
 	/* Two cable lengths at 198 000 km/s, in bytes at the port speed. */
 	h->cable_bytes = 2.0 * cable_m * speed * 1e9 / 198e6 / (mellanox ? 8000 : 8192);
 	h->peer_response = q ? q * 512.0 / 8 : b->peer_response_time;
-	h->propagation = port_mtu + h->cable_bytes + b->mac_phy_delay + h->peer_response;
+	/* A software link holds more than a cable: what the sender handed its PMD ahead of
+	 * the line rate, and what sits in the PMD's ring, arrive after a pause goes out. */
+	h->inflight = (double)inflight;
+	h->propagation = port_mtu + h->cable_bytes + b->mac_phy_delay + h->peer_response +
+			 h->inflight;
 	h->xoff = round_up_1k(lmtu + h->propagation * h->occupancy);
-	if (mellanox && b->small_packet_percentage != 100)
+	if (mellanox && b->small_packet_percentage != 100 && !shp)
 		h->xoff += 2048; /* buffer_headroom_mellanox.lua's compensation without SHP */
 	h->xon = round_up_1k(b->pipeline_latency);
-	h->size = h->xoff + h->xon;
+	/* With a shared headroom pool the xoff comes from the pool, not the profile. */
+	h->size = shp ? h->xon : h->xoff + h->xon;
 	return 0;
 }

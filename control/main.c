@@ -25,7 +25,6 @@
 #include "switch.h"
 
 #define NEIGH_RING_SIZE   1024
-#define HANDOFF_RING_SIZE 1024
 #define POLL_MS           5 /* how often the control loop looks at the neighbor ring */
 
 static volatile sig_atomic_t stop_requested;
@@ -82,8 +81,11 @@ create_rings(struct lsw_switch *sw)
 			if ((unsigned int)c->port[p].lcore == c->g.workers[w])
 				continue;
 			snprintf(name, sizeof(name), "lsw_ho_%u_%u", w, p);
-			dp->handoff[w][p] = rte_ring_create(name, HANDOFF_RING_SIZE, SOCKET_ID_ANY,
-							    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			/* As many slots as there are mbufs: a packet the MMU admitted is never
+			 * dropped for want of room on its way to the egress worker. */
+			dp->handoff[w][p] = rte_ring_create(name, c->g.mbufs, SOCKET_ID_ANY,
+							    RING_F_SP_ENQ | RING_F_SC_DEQ |
+							    RING_F_EXACT_SZ);
 			if (dp->handoff[w][p] == NULL)
 				return -1;
 		}

@@ -3,6 +3,7 @@
  * old copy freed after every worker has passed a quiescent state. */
 #include <string.h>
 #include <rte_malloc.h>
+#include "eal.h"
 #include "switch.h"
 
 static void
@@ -84,14 +85,12 @@ build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s,
 {
 	const struct lsw_config *c = sw->cfg;
 	const struct lsw_buffer_conf *b = &c->qos.buf;
-	uint64_t rate = (uint64_t)sw->port[p].speed * 1000000;
-	/* Deep enough for the longest the worker may sleep, and for two largest frames. */
-	uint64_t us = RTE_MAX((uint64_t)b->shaper_burst_us, 2ull * c->g.idle_sleep_us);
-	uint64_t frame = c->port[p].mtu + RTE_ETHER_HDR_LEN + 4 + b->shaper_overhead;
 
+	/* The bucket is what lsw may hand the PMD ahead of the line rate: small, so that a
+	 * pause stops the port within a few frames (inflight.c). */
 	*s = (struct lsw_sched_cfg){
-		.rate_bps = rate,
-		.burst_bytes = RTE_MAX(2 * frame, rate / 8 * us / 1000000),
+		.rate_bps = (uint64_t)sw->port[p].speed * 1000000,
+		.burst_bytes = lsw_port_tx_burst_bytes(c, p, sw->port[p].speed),
 		.overhead = b->shaper_overhead,
 	};
 	for (int q = 0; q < LSW_NUM_QUEUES; q++) {

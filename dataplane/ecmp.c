@@ -188,7 +188,7 @@ lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint1
 		     uint64_t now)
 {
 	const struct lsw_sched *s = w->dp->sched[port];
-	uint64_t queued = s->ctl.bytes;
+	uint64_t queued = s->ctl.bytes + s->pend_bytes; /* what the PMD refused leaves first */
 
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		queued += s->q[q].bytes;

@@ -160,8 +160,10 @@ egress_tx(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	struct lsw_sched *s = w->dp->sched[port];
 	uint16_t sent = tx_burst(w, conf, port, pkts, n);
 
-	for (uint16_t i = sent; i < n; i++)
+	for (uint16_t i = sent; i < n; i++) {
 		s->pend[s->n_pend++] = pkts[i];
+		s->pend_bytes += pkts[i]->pkt_len;
+	}
 }
 
 /* Empty data queue @q of @port, giving the buffer back and counting each packet as @why.
@@ -202,6 +204,7 @@ lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16
 	for (uint16_t i = 0; i < s->n_pend; i++)
 		lsw_count_drop(w, port, why, s->pend[i]);
 	s->n_pend = 0;
+	s->pend_bytes = 0;
 }
 
 /* A packet WRED dropped at dequeue (its buffer is already given back). */
@@ -246,6 +249,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 	if (unlikely(s->n_pend != 0)) {
 		uint16_t k = s->n_pend;
 		s->n_pend = 0;
+		s->pend_bytes = 0;
 		egress_tx(w, conf, port, s->pend, k); /* moves what is left to the front */
 		if (s->n_pend != 0)
 			return 0;
@@ -294,8 +298,9 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 			bytes += len;
 			lsw_mmu_release_acc(w->mmu, &conf->mmu, &acc, (uint8_t)port, (uint8_t)q,
 					    e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
-			/* ECN and WRED on the bytes left behind, the departing packet excluded. */
-			uint64_t behind = f->bytes - bytes;
+			/* ECN and WRED on the bytes left behind, the departing packet excluded,
+			 * and on those the PMD refused, which leave ahead of it. */
+			uint64_t behind = f->bytes - bytes + s->pend_bytes;
 			if (unlikely(behind > c->aqm_min[q]) &&
 			    lsw_aqm_dequeue(w, &conf->aqm[port][q], port, (uint8_t)q, e->m, behind)) {
 				wred_drop(w, port, (uint8_t)q, e->m);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The worker loop, l3fwd style: rx burst, per-packet dispatch, tx buffers with a drain timer. */
+#include <sched.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <rte_ethdev.h>
 #include <rte_prefetch.h>
 #include <rte_cycles.h>
@@ -152,23 +154,49 @@ lsw_worker_egress(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t
 	return work;
 }
 
-/* Sleep when idle, but not past the moment a shaped port may send its next frame. */
+/*
+ * Sleep when idle, but not past the moment a shaped port may send its next frame. The OS
+ * wakes a sleeping thread late (tens of microseconds on a VM, however small the timer
+ * slack), and the shaper's bucket is kept small (control/inflight.c): so a worker with a
+ * frame due sleeps its measured lateness less, and when the frame is due sooner than that
+ * it only yields the CPU, to whoever shares it.
+ */
 static void
 idle_sleep(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
 {
-	uint64_t us = conf->idle_sleep_us;
+	const uint64_t hz = w->dp->tsc_hz;
+	uint64_t ticks = (uint64_t)conf->idle_sleep_us * hz / 1000000;
+	bool due = false;
 
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 		uint64_t t = lsw_egress_wait(w, conf, conf->owned[w->idx][i], now);
-		if (t != UINT64_MAX)
-			us = RTE_MIN(us, t * 1000000 / w->dp->tsc_hz);
+		if (t != UINT64_MAX) {
+			due = true;
+			ticks = RTE_MIN(ticks, t);
+		}
 	}
+	if (due) {
+		if (ticks <= w->sleep_late) {
+			sched_yield();
+			return;
+		}
+		ticks -= w->sleep_late;
+	}
+	uint64_t us = ticks * 1000000 / hz;
 	if (us == 0)
 		return;
 	/* Offline while asleep so that a writer's grace period does not wait. */
 	rte_rcu_qsbr_thread_offline(w->dp->qsv, w->idx);
+	uint64_t t0 = rte_rdtsc();
 	usleep((useconds_t)us);
+	uint64_t slept = rte_rdtsc() - t0;
 	rte_rcu_qsbr_thread_online(w->dp->qsv, w->idx);
+	/* EWMA (1/8) of the lateness, bounded: one long preemption must not make the
+	 * worker spin for good. */
+	int64_t late = (int64_t)(slept - ticks);
+	late = RTE_MAX(late, (int64_t)0);
+	late = RTE_MIN(late, (int64_t)(hz / 1000));
+	w->sleep_late = w->sleep_late - w->sleep_late / 8 + (uint64_t)late / 8;
 }
 
 int
@@ -179,6 +207,9 @@ lsw_worker_main(void *arg)
 	struct rte_mbuf *pkts[LSW_BURST];
 	const struct lsw_dp_conf *conf = NULL;
 
+	/* usleep() wakes up to the timer slack late: 50 us by default, 1 us asked. */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	w->sleep_late = dp->tsc_hz / 20000; /* 50 us until measured */
 	rte_rcu_qsbr_thread_register(dp->qsv, w->idx);
 	rte_rcu_qsbr_thread_online(dp->qsv, w->idx);
 	while (!__atomic_load_n(&dp->quit, __ATOMIC_ACQUIRE)) {

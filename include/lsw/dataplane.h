@@ -138,6 +138,7 @@ struct lsw_worker {
 	struct rte_mbuf *adm[LSW_BURST];
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
+	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
 };
 
 /* worker.c */

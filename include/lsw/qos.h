@@ -143,12 +143,16 @@ struct lsw_qos_conf {
 
 /* Headroom of a lossless PG (SONiC's dynamic model, reference/buffers.md 2.2). */
 struct lsw_headroom {
-	double wcf, occupancy, cable_bytes, peer_response, propagation;
+	double wcf, occupancy, cable_bytes, peer_response, inflight, propagation;
 	uint64_t xoff, xon, size;
 };
 
+/* SONiC's formula (reference/buffers.md 2.2), plus @inflight: what a software port may
+ * have handed its PMD that the wire has not carried yet (lsw_port_inflight_bytes; 0 gives
+ * SONiC's figures). @shp: the pool has a shared headroom pool (BUFFER_POOL.xoff), so the
+ * profile reserves only xon and gets no compensation (buffer_headroom_mellanox.lua). */
 int lsw_headroom_calc(const struct lsw_buffer_conf *b, uint32_t speed_mbps, uint32_t cable_m,
-		      uint32_t port_mtu, struct lsw_headroom *h);
+		      uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h);
 /* Parse "14680064", "14MB", "512KB", "1.5MB" (binary units: K = 1024, M = 2^20, G = 2^30). */
 bool lsw_parse_size(const char *s, uint64_t *bytes);
 /* Parse "5m", "300m", "2km" or a plain number of metres. */

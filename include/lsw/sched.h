@@ -100,6 +100,7 @@ struct lsw_sched {
 	uint64_t pause_until[LSW_NUM_QUEUES]; /* tsc; a queue is not served before (PFC) */
 	struct lsw_pfc_port pfc;      /* the port's PFC state, same owner */
 	uint16_t n_pend;              /* frames the PMD refused, sent first next time */
+	uint32_t pend_bytes;          /* their bytes: queued ahead of every queue (ECN, ECMP) */
 	struct rte_mbuf *pend[32];
 };
 

@@ -57,12 +57,12 @@ def lossy_buffers(cfg, egress_th="0"):
                                  "dynamic_th": egress_th}}
 
 
-def test_workers():
-    """Worker lcores for the tests: $LSW_TEST_WORKERS of them (default 1), the first on CPU
-    1 and the others placed on it too ("LCORE@CPU"), so that tests of several workers run
-    on a 2-CPU machine. The ports go to them round-robin, so traffic crosses workers."""
+def test_workers(cpu=1):
+    """Worker lcores for the tests: $LSW_TEST_WORKERS of them (default 1), the first on
+    @cpu and the others placed on it too ("LCORE@CPU"), so that tests of several workers
+    run on a 2-CPU machine. The ports go to them round-robin, so traffic crosses workers."""
     n = int(os.environ.get("LSW_TEST_WORKERS", "1"))
-    return [1] + ["%d@1" % (2 + i) for i in range(n - 1)]
+    return [cpu] + ["%d@%d" % (2 + i, cpu) for i in range(n - 1)]
 
 
 def base_config(tmp, ports, **glob):

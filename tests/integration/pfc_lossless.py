@@ -1,15 +1,22 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Lossless end to end (buffers.md T3): two lsw linked by net_memif. S replays 2000 lossless
-frames (DSCP 3) towards B, whose egress is shaped to 100 Mb/s. B's PG 3 crosses its XOFF
-point and pauses S; S obeys (its queue holds the rest) and resumes on XON. Every frame
-arrives, nothing is dropped anywhere, B's headroom peak stays within its xoff. Cut B's
-headroom to 4 KB and headroom overflows appear: the test can fail."""
+"""Lossless end to end (buffers.md T3): two lsw linked by net_memif with its default ring
+(lsw sizes it: control/inflight.c). S replays 2000 lossless frames (DSCP 3) towards B,
+whose egress is shaped to 100 Mb/s. B's PG 3 has the headroom SONiC's formula computes for
+its speed and cable (profile NULL), plus what a software link has in flight; it crosses its
+XOFF point and pauses S; S obeys (its queue holds the rest) and resumes on XON. Every frame
+arrives, nothing is dropped anywhere, B's headroom peak stays within its xoff. With a
+quarter of that headroom, overflows appear: the test can fail.
+
+Each switch's worker has a CPU of its own: a worker that shares its CPU with a busy
+neighbour waits a scheduler time slice (milliseconds) to poll, and what arrives meanwhile
+is more than any headroom formula allows for."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import Lsw, base_config, roce_pcap, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import (Lsw, base_config, roce_pcap, run_test, test_workers, tmpdir,  # noqa: E402
+                     wait_until)
 
 FRAMES = 2000
 SIZE = 1024
@@ -18,9 +25,9 @@ B_MAC = "02:00:00:00:0b:00"
 LINK = {"speed": "10000", "mtu": "1500"}
 
 
-def configs(tmp, xoff):
+def configs(tmp, quarter):
     sock = os.path.join(tmp, "memif.sock")
-    memif = "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0,rsize=4"
+    memif = "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0"
     pcap = os.path.join(tmp, "in.pcap")
     s = base_config(tmp, {
         "Ethernet0": ("net_pcap0,rx_pcap=%s" % pcap, "10.0.0.0/31", None),
@@ -32,25 +39,31 @@ def configs(tmp, xoff):
     b = base_config(tmp, {
         "Ethernet0": (memif % ("client", sock), "10.0.1.1/31", LINK),
         "Ethernet4": ("net_null0,no-rx=1", "10.0.2.0/31", {"speed": "100"})},
-        rpc_socket=os.path.join(tmp, "b.sock"), file_prefix="lsw-b-%d" % os.getpid())
+        rpc_socket=os.path.join(tmp, "b.sock"), file_prefix="lsw-b-%d" % os.getpid(),
+        main_lcore=1, workers=test_workers(cpu=0))
     b["LSW_PORT"]["Ethernet0"]["mac"] = B_MAC
     b["STATIC_ROUTE"] = {"10.9.0.0/16": {"nexthop": "10.0.2.1"}}
     b["NEIGH"] = {"Ethernet4|10.0.2.1": {"neigh": "02:00:00:00:0c:01"}}
+    # A 1 MB pool with alpha 1/16: PG 3's XOFF point is near 60 KB, well before 2000 frames.
     b["BUFFER_POOL"] = {
-        "ingress_lossless_pool": {"type": "ingress", "mode": "static"},
+        "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic", "size": "1MB"},
         "egress_lossless_pool": {"type": "egress", "mode": "static"}}
     b["BUFFER_PROFILE"] = {
-        "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "static_th": "1MB"},
-        "pg_lossless": {"pool": "ingress_lossless_pool", "size": xoff, "xoff": xoff,
-                        "static_th": "16KB"},
+        "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "dynamic_th": "3"},
         "egress_lossy_profile": {"pool": "egress_lossless_pool", "static_th": "8MB"}}
-    b["BUFFER_PG"] = {"Ethernet0|3": {"profile": "pg_lossless"}}
+    b["DEFAULT_LOSSLESS_BUFFER_PARAMETER"] = {"AZURE": {"default_dynamic_th": "-4"}}
+    b["CABLE_LENGTH"] = {"AZURE": {"Ethernet0": "5m"}}
+    b["BUFFER_PG"] = {"Ethernet0|3": {"profile": "NULL"}}
+    if quarter:  # the computed profile, with a quarter of its headroom
+        b["BUFFER_PROFILE"]["pg_small"] = {"pool": "ingress_lossless_pool", "xoff": quarter,
+                                           "size": quarter, "dynamic_th": "-4"}
+        b["BUFFER_PG"] = {"Ethernet0|3": {"profile": "pg_small"}}
     b["PORT_QOS_MAP"] = {"Ethernet0,Ethernet4": {"pfc_enable": "3"}}
     return s, b
 
 
-def run(tmp, xoff):
-    s_cfg, b_cfg = configs(tmp, xoff)
+def run(tmp, quarter=None):
+    s_cfg, b_cfg = configs(tmp, quarter)
     s, b = Lsw(s_cfg, tmp, "s"), Lsw(b_cfg, tmp, "b")
     try:
         s.start()
@@ -73,6 +86,8 @@ def run(tmp, xoff):
             "s_pfc": s.rpc("pfc.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]
             ["priorities"]["3"],
             "s_q": s.rpc("queue.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]["3"],
+            "b_profile": [p for p in b.rpc("buffer.profiles")
+                          if p["name"].startswith("pg_lossless_")],
             "b_out": bo,
         }
         s.stop()
@@ -86,7 +101,11 @@ def run(tmp, xoff):
 def test_pfc_lossless():
     tmp = tmpdir("lsw-lossless-")
     roce_pcap(os.path.join(tmp, "in.pcap"), SIZE, FRAMES, "10.9.0.0/16", dscp=3)
-    r = run(tmp, "128KB")
+    r = run(tmp)
+    # The computed profile: 10G, 5 m, MTU 1500, and the link's in flight.
+    prof = r["b_profile"]
+    assert len(prof) == 1 and prof[0]["name"] == "pg_lossless_10000_5m_profile", prof
+    xoff = prof[0]["xoff"]
     for who in ("b_drops", "s_drops"):
         for port, st in r[who].items():
             assert st["drops"] == {}, (who, port, st["drops"])
@@ -94,21 +113,21 @@ def test_pfc_lossless():
     # B paused S, S obeyed: S's queue held what B could not take yet.
     assert r["b_pfc"]["PFC_3_TX_PKTS"] > 0 and r["s_pfc"]["PFC_3_RX_PKTS"] > 0, r
     assert r["s_pfc"]["PFC_3_RX_PAUSE_DURATION_US"] > 0, r["s_pfc"]
-    assert r["s_q"]["WATERMARK_BYTES"] > 128 * 1024, r["s_q"]
-    # B's headroom absorbed what was in flight, within the configured xoff.
+    assert r["s_q"]["WATERMARK_BYTES"] > xoff, r["s_q"]
+    # B's headroom absorbed what was in flight, within the computed xoff.
     pg = r["b_pg"]
-    assert 0 < pg["XOFF_ROOM_WATERMARK_BYTES"] <= 128 * 1024, pg
+    assert 0 < pg["XOFF_ROOM_WATERMARK_BYTES"] <= xoff, (pg, xoff)
     assert pg["DROPPED_PACKETS"] == 0, pg
-    print("headroom used: %d of %d bytes; S paused %d us by %d PFC frames" % (
-        pg["XOFF_ROOM_WATERMARK_BYTES"], 128 * 1024, r["s_pfc"]["PFC_3_RX_PAUSE_DURATION_US"],
+    print("computed xoff %d bytes, headroom used: %d; S paused %d us by %d PFC frames" % (
+        xoff, pg["XOFF_ROOM_WATERMARK_BYTES"], r["s_pfc"]["PFC_3_RX_PAUSE_DURATION_US"],
         r["s_pfc"]["PFC_3_RX_PKTS"]))
 
-    # Headroom cut far below what is in flight: the lossless PG overflows.
-    r = run(tmp, "4KB")
+    # A quarter of that headroom is less than what is in flight: the lossless PG overflows.
+    r = run(tmp, str(xoff // 4))
     overflow = r["b_drops"]["Ethernet0"]["drops"].get("HEADROOM_OVERFLOW", 0)
     assert overflow > 0, r["b_drops"]
     assert r["b_pg"]["DROPPED_PACKETS"] == overflow
-    print("with 4 KB of headroom: %d headroom overflows" % overflow)
+    print("with %d bytes of headroom: %d headroom overflows" % (xoff // 4, overflow))
 
 
 if __name__ == "__main__":

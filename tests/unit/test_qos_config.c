@@ -16,7 +16,7 @@ test_headroom_t5(void **state)
 	struct lsw_headroom h;
 
 	(void)state;
-	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, &h), 0);
+	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, 0, false, &h), 0);
 	assert_true(h.wcf == 2);
 	assert_true(fabs(h.occupancy - 1.1176) < 0.0001);
 	assert_true(fabs(h.cable_bytes - 631.3) < 0.05);
@@ -25,13 +25,13 @@ test_headroom_t5(void **state)
 	assert_int_equal(h.xoff, 44032);   /* 41984 plus the 2 KB compensation */
 	assert_int_equal(h.xon, 18432);
 	assert_int_equal(h.size, 62464);
-	assert_int_equal(lsw_headroom_calc(&b, 100000, 300, 9100, &h), 0);
+	assert_int_equal(lsw_headroom_calc(&b, 100000, 300, 9100, 0, false, &h), 0);
 	assert_int_equal(h.xoff, 84992);
 	assert_int_equal(h.size, 103424);
 	/* The generic formula with a 2048-byte cell (a per-mbuf charge): why to charge bytes. */
 	b.headroom_model = 1;
 	b.cell = 2048;
-	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, &h), 0);
+	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, 0, false, &h), 0);
 	assert_true(h.wcf == 32);
 	assert_int_equal(h.xoff, 594944);
 }

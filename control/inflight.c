@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What a port may have in flight: handed to its PMD but not yet carried by the wire. A
+ * switch ASIC has nothing there; a software port has the shaper's burst (what lsw may send
+ * ahead of the line rate) and the PMD's ring (a net_memif ring of 1024 slots holds a
+ * megabyte: a cable 80 km long at 100G). After a pause all of it still arrives, so lsw
+ * keeps both small and the computed headroom counts them (reference/buffers.md 2.2).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <rte_ether.h>
+#include "lsw/config.h"
+#include "eal.h"
+
+#define MEMIF_SLOT       2048 /* net_memif's default packet buffer size */
+#define MEMIF_MIN_SLOTS  16   /* half a burst: a full ring waits for the peer's next poll */
+#define MEMIF_MAX_SLOTS  1024 /* net_memif's own default */
+
+bool
+lsw_port_is_memif(const struct lsw_config *c, uint16_t port)
+{
+	return strncmp(c->port[port].devargs, "net_memif", 9) == 0;
+}
+
+uint64_t
+lsw_port_tx_burst_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps)
+{
+	const struct lsw_buffer_conf *b = &c->qos.buf;
+	uint64_t frame = c->port[port].mtu + RTE_ETHER_HDR_LEN + 4 + b->shaper_overhead;
+	/* Two frames, so that the largest one always fits behind a PFC frame, and the time
+	 * a worker may wake late at the line rate, so that the rate holds. */
+	return 2 * frame + (uint64_t)speed_mbps * b->shaper_burst_us / 8;
+}
+
+uint32_t
+lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps)
+{
+	const char *rs;
+	uint32_t slots = MEMIF_MIN_SLOTS;
+
+	if (!lsw_port_is_memif(c, port))
+		return 0;
+	rs = strstr(c->port[port].devargs, "rsize=");
+	if (rs != NULL) /* the user's choice: 2^rsize slots */
+		return 1u << (uint32_t)atoi(rs + 6);
+	/* A burst's worth of slots, a power of two between the bounds. */
+	while (slots < MEMIF_MAX_SLOTS &&
+	       (uint64_t)slots * MEMIF_SLOT < lsw_port_tx_burst_bytes(c, port, speed_mbps))
+		slots *= 2;
+	return slots;
+}
+
+uint64_t
+lsw_port_inflight_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps)
+{
+	return lsw_port_tx_burst_bytes(c, port, speed_mbps) +
+	       (uint64_t)lsw_port_ring_slots(c, port, speed_mbps) * MEMIF_SLOT;
+}
