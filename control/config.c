@@ -718,17 +718,27 @@ parse_neighs(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 	}
 }
 
+uint32_t
+lsw_config_mbuf_reserve(const struct lsw_config *c)
+{
+	/* Every PMD ring can hold a full set of descriptors, plus bursts in flight. */
+	uint64_t r = (uint64_t)c->n_ports * (c->g.rx_desc + c->g.tx_desc) +
+		     (uint64_t)c->g.n_workers * LSW_MAX_PORTS * LSW_BURST * 2 + 512;
+
+	return r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+}
+
 static void
 check_resources(struct lsw_config *c, struct lsw_errs *errs)
 {
-	/* Every PMD ring can hold a full set of descriptors, plus bursts in flight. */
-	uint64_t need = (uint64_t)c->n_ports * (c->g.rx_desc + c->g.tx_desc) +
-			(uint64_t)c->g.n_workers * LSW_MAX_PORTS * LSW_BURST * 2 + 512;
+	/* The rings' reserve, and packets for the buffer to hold (the MMU's mbuf limit). */
+	uint64_t need = (uint64_t)lsw_config_mbuf_reserve(c) + LSW_MIN_BUFFER_MBUFS;
 
 	if (c->g.mbufs < need)
 		lsw_errs_add(errs, "$.LSW.global.mbufs", "%u mbufs are too few for %u ports with "
-			     "%u rx and %u tx descriptors: at least %llu", c->g.mbufs, c->n_ports,
-			     c->g.rx_desc, c->g.tx_desc, (unsigned long long)need);
+			     "%u rx and %u tx descriptors and a buffer of %u packets: at least %llu",
+			     c->g.mbufs, c->n_ports, c->g.rx_desc, c->g.tx_desc,
+			     LSW_MIN_BUFFER_MBUFS, (unsigned long long)need);
 	for (unsigned int i = 0; i < c->n_ports; i++) {
 		struct lsw_port_conf *pc = &c->port[i];
 		if (pc->lcore >= 0)

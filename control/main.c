@@ -127,12 +127,17 @@ setup(struct lsw_switch *sw)
 	}
 	dp->pool = rte_pktmbuf_pool_create("lsw_pool", c->g.mbufs, 256, 0, lsw_mbuf_data_room(c),
 					   (int)rte_socket_id());
+	/* PFC frames have a pool of their own: a pause must go out when data has taken every
+	 * mbuf (which is when it matters). A PMD ring holds at most a few of them. */
+	dp->pfc_pool = rte_pktmbuf_pool_create("lsw_pfc_pool", RTE_MAX(512u, 64u * c->n_ports),
+					       0, 0, RTE_PKTMBUF_HEADROOM + 64,
+					       (int)rte_socket_id());
 	dp->ctr = rte_zmalloc("lsw_ctr", sizeof(*dp->ctr) * dp->n_workers, RTE_CACHE_LINE_SIZE);
 	size_t qsz = rte_rcu_qsbr_get_memsize(dp->n_workers);
 	dp->qsv = rte_zmalloc("lsw_qsbr", qsz, RTE_CACHE_LINE_SIZE);
 	sw->workers = rte_zmalloc("lsw_workers", sizeof(*sw->workers) * dp->n_workers,
 				  RTE_CACHE_LINE_SIZE);
-	if (dp->pool == NULL || dp->ctr == NULL || dp->qsv == NULL || sw->workers == NULL ||
+	if (dp->pool == NULL || dp->pfc_pool == NULL || dp->ctr == NULL || dp->qsv == NULL || sw->workers == NULL ||
 	    rte_rcu_qsbr_init(dp->qsv, dp->n_workers) != 0) {
 		LSW_LOG(ERR, "out of memory (mempool of %u mbufs, %u B data room): %s",
 			c->g.mbufs, lsw_mbuf_data_room(c), rte_strerror(rte_errno));
@@ -213,6 +218,10 @@ teardown(struct lsw_switch *sw)
 	lsw_ports_close(sw);
 	if (dp->pool != NULL) {
 		unsigned int avail = rte_mempool_avail_count(dp->pool), size = dp->pool->size;
+		if (dp->pfc_pool != NULL) { /* the PFC frames' too */
+			avail += rte_mempool_avail_count(dp->pfc_pool);
+			size += dp->pfc_pool->size;
+		}
 		if (avail == size) {
 			LSW_LOG(INFO, "all %u mbufs are back in the pool", size);
 		} else {
@@ -240,6 +249,7 @@ teardown(struct lsw_switch *sw)
 	rte_free(dp->ctr);
 	rte_free(sw->workers);
 	rte_mempool_free(dp->pool);
+	rte_mempool_free(dp->pfc_pool);
 	return rc;
 }
 

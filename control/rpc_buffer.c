@@ -171,11 +171,12 @@ queue_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t 
 	const uint64_t *dr = v->q_drop_reason[p][q];
 	uint16_t wr = qc->port[p].q_wred[q];
 
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I},"
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I},"
 			 " s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:s?}",
 		"PACKETS", (json_int_t)v->q_tx_pkts[p][q], "BYTES", (json_int_t)v->q_tx_bytes[p][q],
 		"DROPPED_PACKETS", (json_int_t)(dr[LSW_QDROP_PG] + dr[LSW_QDROP_HEADROOM] +
-						dr[LSW_QDROP_QUEUE] + dr[LSW_QDROP_WRED]),
+						dr[LSW_QDROP_QUEUE] + dr[LSW_QDROP_MBUF] +
+						dr[LSW_QDROP_WRED]),
 		"DROPPED_BYTES", (json_int_t)v->q_drop_bytes[p][q],
 		"CURR_OCCUPANCY_BYTES", (json_int_t)(o[0] + o[1]),
 		"CURR_OCCUPANCY_PACKETS", (int)pkts,
@@ -186,6 +187,7 @@ queue_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t 
 		"INGRESS_PG_THRESHOLD", (json_int_t)v->q_drop_reason[p][q][LSW_QDROP_PG],
 		"HEADROOM_OVERFLOW", (json_int_t)v->q_drop_reason[p][q][LSW_QDROP_HEADROOM],
 		"EGRESS_QUEUE_THRESHOLD", (json_int_t)v->q_drop_reason[p][q][LSW_QDROP_QUEUE],
+		"MBUF_LIMIT", (json_int_t)dr[LSW_QDROP_MBUF],
 		"WRED_DROP", (json_int_t)dr[LSW_QDROP_WRED],
 		"WRED_ECN_MARKED_PACKETS", (json_int_t)v->q_ecn_marked_pkts[p][q],
 		"WRED_ECN_MARKED_BYTES", (json_int_t)v->q_ecn_marked_bytes[p][q],
@@ -371,7 +373,7 @@ buffer_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
 		for (int q = 0; q < 8; q++) {
 			pkts += v->pg_pkts[p][q];
-			for (int r = 0; r <= LSW_QDROP_QUEUE; r++) /* admission drops */
+			for (int r = 0; r < LSW_QDROP_WRED; r++) /* admission drops */
 				drops += v->q_drop_reason[p][q][r];
 		}
 	json_t *ai = json_array();

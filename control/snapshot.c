@@ -30,6 +30,11 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
 
 	m->cell = q->buf.cell;
 	m->cell_inv = lsw_mmu_cell_inv(m->cell);
+	/* What the mempool leaves for queued packets; lossy ones stop at three quarters, and
+	 * lossless PGs pause above that until half (include/lsw/mmu.h). */
+	m->pkt_limit = c->g.mbufs - lsw_config_mbuf_reserve(c);
+	m->pkt_xoff = m->pkt_limit / 4 * 3;
+	m->pkt_xon = m->pkt_limit / 2;
 	m->n_pools = q->n_pools;
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos *pq = &q->port[p];

@@ -83,9 +83,12 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 	const int64_t ph0 = ipool->hdrm_shared ? pool_hdrm(all, n, pp->pool) : 0;
 	const int64_t er0 = lsw_mmu_q_occ(all, n, op, q, 0), es0 = lsw_mmu_q_occ(all, n, op, q, 1);
 	const int64_t eps0 = lsw_mmu_pool_shared(all, n, qp->pool);
+	/* Lossy packets stop short of the mbufs' limit, leaving the rest to lossless ones. */
+	const int64_t pkt_room = (int64_t)(pp->lossless ? mc->pkt_limit : mc->pkt_xoff) -
+				 lsw_mmu_pkts_held(all, n);
 	int64_t dr = 0, ds = 0, dh = 0, der = 0, des = 0;
 	uint64_t bytes = 0, dropped_bytes = 0, in_thr = 0, eg_thr = 0;
-	uint16_t admitted = 0, drops[3] = {0, 0, 0};
+	uint16_t admitted = 0, drops[LSW_QDROP_WRED] = {0, 0, 0, 0};
 	int64_t in_thr_at = -1, eg_thr_at = -1; /* pool usage the thresholds were taken at */
 	uint32_t last_len = UINT32_MAX, same = 0; /* runs of equal sizes share one update */
 
@@ -95,7 +98,10 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 		enum lsw_drop d = LSW_DROP_NONE;
 
 		/* Ingress (port, PG): reserved, shared under the threshold, then headroom. */
-		if (r0 + dr + c <= (int64_t)pp->reserved) {
+		if (admitted >= pkt_room) {
+			d = LSW_DROP_MBUF_LIMIT;
+			in_part = LSW_PART_RESERVED;
+		} else if (r0 + dr + c <= (int64_t)pp->reserved) {
 			in_part = LSW_PART_RESERVED;
 		} else {
 			if (in_thr_at != ips0 + ds) {
@@ -129,7 +135,8 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 		drop[i] = (uint8_t)d;
 		if (d != LSW_DROP_NONE) {
 			drops[d == LSW_DROP_INGRESS_PG_THRESHOLD ? LSW_QDROP_PG :
-			      d == LSW_DROP_HEADROOM_OVERFLOW ? LSW_QDROP_HEADROOM : LSW_QDROP_QUEUE]++;
+			      d == LSW_DROP_HEADROOM_OVERFLOW ? LSW_QDROP_HEADROOM :
+			      d == LSW_DROP_MBUF_LIMIT ? LSW_QDROP_MBUF : LSW_QDROP_QUEUE]++;
 			dropped_bytes += len[i];
 			continue;
 		}
@@ -173,16 +180,19 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 	mine->q_occ[op][q][1] += des;
 	mine->pool_shared[qp->pool] += des;
 	mine->pool_used[qp->pool] += der + des;
+	mine->pkts_held += admitted;
 	mine->pg_pkts[ip][pg] += admitted;
 	mine->pg_bytes[ip][pg] += bytes;
 	mine->tc_bytes[tc] += bytes;
 	mine->tc_charged[tc] += (uint64_t)(dr + ds + dh);
 	if (admitted != k) {
-		mine->pg_drops[ip][pg] += drops[LSW_QDROP_PG] + drops[LSW_QDROP_HEADROOM];
+		const uint64_t in_drops = drops[LSW_QDROP_PG] + drops[LSW_QDROP_HEADROOM] +
+					  drops[LSW_QDROP_MBUF];
+		mine->pg_drops[ip][pg] += in_drops;
 		mine->q_drop_bytes[op][q] += dropped_bytes;
-		for (int j = 0; j < 3; j++)
+		for (int j = 0; j < LSW_QDROP_WRED; j++)
 			mine->q_drop_reason[op][q][j] += drops[j];
-		mine->pool_drops[pp->pool] += drops[LSW_QDROP_PG] + drops[LSW_QDROP_HEADROOM];
+		mine->pool_drops[pp->pool] += in_drops;
 		mine->pool_drops[qp->pool] += drops[LSW_QDROP_QUEUE];
 	}
 	return admitted;
@@ -230,6 +240,11 @@ lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_m
 		return false;
 	if (lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0)
 		return true;
+	/* Short of mbufs: every lossless PG holding packets pauses its peer. */
+	if (lsw_mmu_pkts_held(all, n) > (int64_t)mc->pkt_xoff &&
+	    lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_SHARED) +
+	    lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_RESERVED) > 0)
+		return true;
 	int64_t s = lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_SHARED);
 	uint64_t t = lsw_mmu_threshold(pp, &mc->pool[pp->pool],
 				       lsw_mmu_pool_shared(all, n, pp->pool));
@@ -243,7 +258,8 @@ lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mm
 {
 	const struct lsw_mmu_prof *pp = &mc->pg[port][pg];
 
-	if (lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0)
+	if (lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0 ||
+	    lsw_mmu_pkts_held(all, n) > (int64_t)mc->pkt_xon)
 		return false;
 	int64_t s = lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_SHARED);
 	int64_t t = (int64_t)lsw_mmu_threshold(pp, &mc->pool[pp->pool],

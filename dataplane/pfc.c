@@ -227,7 +227,7 @@ lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_
 
 	if (enable == 0)
 		return NULL;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(w->dp->pool);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->dp->pfc_pool ? w->dp->pfc_pool : w->dp->pool);
 	uint8_t *frame = m ? (uint8_t *)rte_pktmbuf_append(m, LSW_PFC_FRAME_LEN) : NULL;
 	if (frame == NULL) {
 		rte_pktmbuf_free(m);

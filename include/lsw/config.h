@@ -118,6 +118,10 @@ void lsw_config_free(struct lsw_config *c);
  * addresses. (Subnets of different ports never overlap.) */
 int lsw_config_on_link_port(const struct lsw_config *c, uint32_t ip, bool *own);
 int lsw_config_port_index(const struct lsw_config *c, const char *name);
+/* mbufs the PMD rings and the workers' bursts may hold: the rest is what queued packets can
+ * hold (the MMU's packet limit), LSW_MIN_BUFFER_MBUFS at least. */
+#define LSW_MIN_BUFFER_MBUFS 1024
+uint32_t lsw_config_mbuf_reserve(const struct lsw_config *c);
 /* config_qos.c: the buffer and QoS tables, checked once the ports are known. */
 void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
 /* control/config_ecmp.c: the ECMP table, once the routes are known. */

@@ -89,6 +89,7 @@ struct lsw_dp {
 	struct rte_ring *handoff[LSW_MAX_WORKERS][LSW_MAX_PORTS]; /* cp: set at start-up */
 	struct rte_ring *neigh_ring; /* dp: enqueue (MP); cp: dequeue (SC) */
 	struct rte_mempool *pool;   /* cp: set at start-up */
+	struct rte_mempool *pfc_pool; /* cp: set at start-up; PFC frames only (NULL: pool) */
 	struct lsw_lcore_counters *ctr; /* [n_workers]; each written only by its worker */
 	uint64_t tsc_hz;            /* cp: set at start-up */
 	uint16_t n_workers;         /* cp: set at start-up */

@@ -51,6 +51,7 @@
 	X(NEIGH_HOLD_OVERFLOW,     IN,  "too many packets waiting for ARP") \
 	X(INGRESS_PG_THRESHOLD,    IN,  "lossy PG over its shared-buffer threshold") \
 	X(HEADROOM_OVERFLOW,       IN,  "lossless PG out of headroom (PFC came too late)") \
+	X(MBUF_LIMIT,              IN,  "the buffer holds as many packets as lsw has mbufs for") \
 	X(EXCEEDS_L3_MTU,          OUT, "IPv4 packet larger than the egress MTU") \
 	X(EGRESS_QUEUE_THRESHOLD,  OUT, "egress queue over its shared-buffer threshold") \
 	X(WRED_DROP,               OUT, "not-ECT packet dropped by its queue's WRED profile") \

@@ -47,6 +47,10 @@ struct lsw_mmu_pool {
 };
 
 struct lsw_mmu_conf {
+	/* Every queued packet also holds an mbuf: the buffer holds at most pkt_limit packets
+	 * (the pool less what the PMD rings and bursts need), lossy ones at most pkt_xoff,
+	 * where lossless PGs holding packets pause their peers until pkt_xon. */
+	uint32_t pkt_limit, pkt_xoff, pkt_xon;
 	uint32_t cell;
 	uint64_t cell_inv;    /* ceil(2^32 / cell): cells = len * cell_inv >> 32, no division */
 	uint16_t n_pools;
@@ -97,7 +101,8 @@ extern const uint32_t lsw_hist_bound[LSW_HIST_BINS];
 extern uint8_t lsw_hist_bin[LSW_MAX_FRAME + 1]; /* frame length -> bin */
 
 /* The queue-drop reasons indexed in q_drop_reason. */
-enum { LSW_QDROP_PG, LSW_QDROP_HEADROOM, LSW_QDROP_QUEUE, LSW_QDROP_WRED, LSW_QDROP_REASONS };
+enum { LSW_QDROP_PG, LSW_QDROP_HEADROOM, LSW_QDROP_QUEUE, LSW_QDROP_MBUF, LSW_QDROP_WRED,
+	LSW_QDROP_REASONS };
 
 /* One worker's share of the MMU: occupancy deltas, watermarks of what it saw, counters. */
 struct lsw_mmu_lcore {
@@ -106,6 +111,7 @@ struct lsw_mmu_lcore {
 	int64_t pool_shared[LSW_MAX_POOLS];
 	int64_t pool_hdrm[LSW_MAX_POOLS];                  /* shared headroom in use */
 	int64_t pool_used[LSW_MAX_POOLS];
+	int64_t pkts_held;                                 /* packets (mbufs) admitted */
 	/* Watermarks of the summed occupancy, as this worker computed it at admission. */
 	uint64_t pg_wm[LSW_MAX_PORTS][LSW_NUM_PG][3];       /* total, shared, headroom */
 	uint64_t q_wm[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];    /* total, shared */
@@ -183,6 +189,12 @@ lsw_mmu_q_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port, uint8
 }
 
 static inline int64_t
+lsw_mmu_pkts_held(struct lsw_mmu_lcore *const *all, uint16_t n)
+{
+	return LSW_MMU_SUM(all, n, pkts_held);
+}
+
+static inline int64_t
 lsw_mmu_pool_shared(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
 {
 	return LSW_MMU_SUM(all, n, pool_shared[pool]);
@@ -205,7 +217,7 @@ void lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n,
  * over consecutive packets charged alike (see lsw_mmu_release_acc). */
 static inline void
 lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
-		      const struct lsw_pkt_meta *meta, int64_t c)
+		      const struct lsw_pkt_meta *meta, int64_t c, int64_t pkts)
 {
 	const uint8_t ipool = mc->pg[meta->in_port][meta->pg].pool;
 	const uint8_t epool = mc->q[meta->out_port][meta->queue].pool;
@@ -220,28 +232,30 @@ lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 	if (meta->eg_part == LSW_PART_SHARED)
 		mine->pool_shared[epool] -= c;
 	mine->pool_used[epool] -= c;
+	mine->pkts_held -= pkts;
 }
 
 static inline void
 lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 		const struct lsw_pkt_meta *meta)
 {
-	lsw_mmu_release_bytes(mine, mc, meta, meta->charged);
+	lsw_mmu_release_bytes(mine, mc, meta, meta->charged, 1);
 }
 
 /* Releases of consecutive packets of one queue charged to the same buckets, summed. */
 struct lsw_mmu_acc {
 	struct lsw_pkt_meta meta; /* the buckets */
 	int64_t bytes;
+	int64_t pkts;
 };
 
 static inline void
 lsw_mmu_acc_flush(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 		  struct lsw_mmu_acc *a)
 {
-	if (a->bytes) {
-		lsw_mmu_release_bytes(mine, mc, &a->meta, a->bytes);
-		a->bytes = 0;
+	if (a->pkts) {
+		lsw_mmu_release_bytes(mine, mc, &a->meta, a->bytes, a->pkts);
+		a->bytes = a->pkts = 0;
 	}
 }
 
@@ -253,13 +267,14 @@ lsw_mmu_release_acc(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 {
 	struct lsw_pkt_meta *k = &a->meta;
 
-	if (a->bytes == 0 || in_port != k->in_port || pg != k->pg || in_part != k->in_part ||
+	if (a->pkts == 0 || in_port != k->in_port || pg != k->pg || in_part != k->in_part ||
 	    eg_part != k->eg_part || out_port != k->out_port || queue != k->queue) {
 		lsw_mmu_acc_flush(mine, mc, a);
 		*k = (struct lsw_pkt_meta){.in_port = in_port, .pg = pg, .out_port = out_port,
 					   .queue = queue, .in_part = in_part, .eg_part = eg_part};
 	}
 	a->bytes += charged;
+	a->pkts++;
 }
 
 

@@ -25,10 +25,10 @@ B_MAC = "02:00:00:00:0b:00"
 LINK = {"speed": "10000", "mtu": "1500"}
 
 
-def configs(tmp, quarter):
+def configs(tmp, quarter, pcap="in.pcap"):
     sock = os.path.join(tmp, "memif.sock")
     memif = "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0"
-    pcap = os.path.join(tmp, "in.pcap")
+    pcap = os.path.join(tmp, pcap)
     s = base_config(tmp, {
         "Ethernet0": ("net_pcap0,rx_pcap=%s" % pcap, "10.0.0.0/31", None),
         "Ethernet4": (memif % ("server", sock), "10.0.1.0/31", LINK)},
@@ -62,8 +62,8 @@ def configs(tmp, quarter):
     return s, b
 
 
-def run(tmp, quarter=None):
-    s_cfg, b_cfg = configs(tmp, quarter)
+def run(tmp, quarter=None, pcap="in.pcap", frames=FRAMES):
+    s_cfg, b_cfg = configs(tmp, quarter, pcap)
     s, b = Lsw(s_cfg, tmp, "s"), Lsw(b_cfg, tmp, "b")
     try:
         s.start()
@@ -74,8 +74,12 @@ def run(tmp, quarter=None):
             bi = b.rpc("port.stats", {"port": "Ethernet0"})["ports"]["Ethernet0"]
             bo = b.rpc("queue.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]["3"]
             got = bi["IF_IN_UCAST_PKTS"]
-            return so["IF_OUT_UCAST_PKTS"] >= FRAMES and got >= FRAMES and \
-                bo["CURR_OCCUPANCY_BYTES"] == 0 and (so, bi, bo)
+            si = s.rpc("port.stats", {"port": "Ethernet0"})["ports"]["Ethernet0"]
+            s_dropped = sum(si["drops"].values())
+            return si["IF_IN_UCAST_PKTS"] >= frames and \
+                so["IF_OUT_UCAST_PKTS"] + s_dropped >= frames and \
+                got >= so["IF_OUT_UCAST_PKTS"] and bo["CURR_OCCUPANCY_BYTES"] == 0 and \
+                (so, bi, bo)
         so, bi, bo = wait_until(done, timeout=120, what="every frame through S and B")
         res = {
             "b_drops": b.rpc("port.stats")["ports"],
@@ -128,6 +132,22 @@ def test_pfc_lossless():
     assert overflow > 0, r["b_drops"]
     assert r["b_pg"]["DROPPED_PACKETS"] == overflow
     print("with %d bytes of headroom: %d headroom overflows" % (xoff // 4, overflow))
+
+    # Small frames: S's pool runs out of mbufs long before its buffer's bytes do. The MMU
+    # counts mbufs too, so S drops what it cannot hold, by name (MBUF_LIMIT; its ingress
+    # is lossy: a pcap obeys no pause), its NIC never runs dry (rx_nombuf 0), and B, whose
+    # lossless PG pauses S, loses nothing.
+    small = 8000
+    roce_pcap(os.path.join(tmp, "small.pcap"), 128, small, "10.9.0.0/16", dscp=3)
+    r = run(tmp, pcap="small.pcap", frames=small)
+    assert all(st["drops"] == {} for st in r["b_drops"].values()), r["b_drops"]
+    si = r["s_drops"]["Ethernet0"]
+    assert si["pmd"]["rx_nombuf"] == 0 and si["pmd"]["imissed"] == 0, si["pmd"]
+    assert set(si["drops"]) <= {"MBUF_LIMIT"} and si["drops"].get("MBUF_LIMIT", 0) > 0, si
+    assert si["IF_IN_UCAST_PKTS"] == small, si
+    assert r["b_out"]["PACKETS"] + si["drops"]["MBUF_LIMIT"] == small, (r["b_out"], si)
+    print("%d frames of 128 B: S held %d and dropped %d by name, B lost none" % (
+        small, r["b_out"]["PACKETS"], si["drops"]["MBUF_LIMIT"]))
 
 
 if __name__ == "__main__":

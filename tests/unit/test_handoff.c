@@ -11,7 +11,7 @@
 
 #define CONFIG \
 	"{\"DEVICE_METADATA\": {\"localhost\": {\"mac\": \"02:00:00:00:00:01\"}}," \
-	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 3000, \"rx_descriptors\": 64," \
+	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 4096, \"rx_descriptors\": 64," \
 	"                       \"tx_descriptors\": 64}}," \
 	" \"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {}}," \
 	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null10,no-rx=1\"}," \

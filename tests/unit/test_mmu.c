@@ -25,6 +25,7 @@ setup(void **state)
 	memset(&mc, 0, sizeof(mc));
 	mc.cell = 64;
 	mc.cell_inv = lsw_mmu_cell_inv(64);
+	mc.pkt_limit = mc.pkt_xoff = mc.pkt_xon = UINT32_MAX / 2; /* mbufs do not bind here */
 	mc.n_pools = 2;
 	mc.pool[0] = (struct lsw_mmu_pool){.size = 64 * MIB, .shared = 64 * MIB,
 					   .type = LSW_POOL_INGRESS};
@@ -73,7 +74,8 @@ test_charge_exact(void **state)
 
 	(void)state;
 	for (size_t c = 0; c < RTE_DIM(cells); c++) {
-		struct lsw_mmu_conf m = {.cell = cells[c], .cell_inv = lsw_mmu_cell_inv(cells[c])};
+		struct lsw_mmu_conf m = {.cell = cells[c], .cell_inv = lsw_mmu_cell_inv(cells[c]),
+					 .pkt_limit = UINT32_MAX / 2, .pkt_xoff = UINT32_MAX / 2};
 		for (uint32_t len = 0; len <= LSW_MAX_FRAME; len++)
 			if (lsw_mmu_charge(&m, len) != (len + cells[c] - 1) / cells[c] * cells[c])
 				fail_msg("cell %u len %u: %u", cells[c], len, lsw_mmu_charge(&m, len));
@@ -185,6 +187,47 @@ test_reserve_shared_headroom(void **state)
 		assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, p), 0);
 	assert_int_equal(q_total(1, 3), 0);
 	assert_int_equal(w0->pool_used[0] + w0->pool_used[1], 0);
+}
+
+/* Every queued packet holds an mbuf: lossy packets stop at pkt_xoff (MBUF_LIMIT, counted
+ * as the PG's, the queue's and the pool's drops), lossless ones go on to pkt_limit, and a
+ * lossless PG holding packets pauses its peer above pkt_xoff until the count is back at
+ * pkt_xon. */
+static void
+test_mbuf_limit(void **state)
+{
+	struct lsw_pkt_meta m[200];
+	int n = 0;
+
+	(void)state;
+	mc.pkt_limit = 100;
+	mc.pkt_xoff = 75;
+	mc.pkt_xon = 50;
+	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = 7,
+					    .xoff = 1 << 20, .lossless = 1};
+	for (; n < 75; n++) /* 75 small lossy frames: far under any byte threshold */
+		assert_int_equal(admit(&m[n], 0, 0, 1, 0, 64), LSW_DROP_NONE);
+	assert_int_equal(admit(&m[n], 0, 0, 1, 0, 64), LSW_DROP_MBUF_LIMIT);
+	assert_int_equal(w0->q_drop_reason[1][0][LSW_QDROP_MBUF], 1);
+	assert_int_equal(w0->pg_drops[0][0], 1);
+	assert_int_equal(w0->pool_drops[0], 1);
+	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3)); /* PG 3 holds nothing yet */
+	for (; n < 100; n++)
+		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 64), LSW_DROP_NONE);
+	assert_true(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_int_equal(admit(&m[n], 0, 3, 1, 3, 64), LSW_DROP_MBUF_LIMIT);
+	assert_int_equal(lsw_mmu_pkts_held(all, 1), 100);
+	/* Released down to pkt_xon (the lossy ones first): then the PG may resume. */
+	for (int i = 0; i < 75; i++) {
+		lsw_mmu_release(w0, &mc, &m[i]);
+		if (lsw_mmu_pkts_held(all, 1) > 50)
+			assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+	}
+	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+	for (int i = 75; i < 100; i++)
+		lsw_mmu_release(w0, &mc, &m[i]);
+	assert_int_equal(lsw_mmu_pkts_held(all, 1), 0);
+	mc.pkt_limit = mc.pkt_xoff = mc.pkt_xon = UINT32_MAX / 2;
 }
 
 static void
@@ -327,6 +370,7 @@ main(void)
 		cmocka_unit_test(test_t1_dynamic_threshold),
 		cmocka_unit_test_setup_teardown(test_reserve_shared_headroom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_xon_offset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mbuf_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lossy_drops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_headroom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_equals_single, setup, teardown),

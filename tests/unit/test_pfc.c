@@ -304,23 +304,41 @@ test_deferred(void **state)
 {
 	struct t_switch *t = t_switch_new(CONFIG);
 	static struct rte_mbuf *all[300000];
+	struct rte_mempool *pfc = rte_pktmbuf_pool_create("t_pfc_pool", 4, 0, 0,
+							  RTE_PKTMBUF_HEADROOM + 64,
+							  SOCKET_ID_ANY);
+	struct rte_mbuf *held[4];
 	unsigned int n = 0;
 	uint8_t enable;
 	uint16_t time[8];
 
 	(void)state;
+	assert_non_null(pfc);
+	t->sw.dp.pfc_pool = pfc;
 	to_xoff(t, 1000);
+	/* Data took every mbuf: the XOFF still goes, from the PFC frames' own pool. */
 	while (n < RTE_DIM(all) && (all[n] = rte_pktmbuf_alloc(t_pool())) != NULL)
 		n++;
-	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 1000));
-	assert_int_equal(t_event(t, LSW_EV_PFC_TX_DEFERRED), 1);
-	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.tx_pkts[3], 0);
+	struct rte_mbuf *m = lsw_pfc_take_frame(&t->w, t->conf, 0, 1000);
+	assert_non_null(m);
+	assert_ptr_equal(m->pool, pfc);
+	rte_pktmbuf_free(m);
 	rte_pktmbuf_free_bulk(all, n);
-	assert_non_null(take_pfc(t, 0, 1001, &enable, time));
+	/* That pool empty too: the frame is put off to the next loop, and counted. */
+	to_xoff(t, 1000);
+	t->w.dp->sched[0]->pfc.tx_xoff = 1 << 3;
+	for (int i = 0; i < 4; i++)
+		held[i] = rte_pktmbuf_alloc(pfc);
+	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 1001));
+	assert_int_equal(t_event(t, LSW_EV_PFC_TX_DEFERRED), 1);
+	rte_pktmbuf_free_bulk(held, 4);
+	assert_non_null(take_pfc(t, 0, 1002, &enable, time));
 	assert_int_equal(enable, 1 << 3);
 	assert_int_equal(time[3], 4096);
-	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.tx_pkts[3], 1);
+	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.tx_pkts[3], 2);
+	t->sw.dp.pfc_pool = NULL;
 	t_switch_free(t);
+	rte_mempool_free(pfc);
 }
 
 /* T10: lossy PG 0 saturated alongside lossless PG 3 whose sender obeys the pause. PG 0
