@@ -6,6 +6,7 @@
 #include <rte_pci.h>
 #include "lsw/log.h"
 #include "jsonv.h"
+#include "eal.h"
 #include "switch.h"
 
 /* The ethdev name EAL gave the device of @devargs: the vdev name, or the full PCI address. */
@@ -98,8 +99,12 @@ port_start(struct lsw_switch *sw, uint16_t idx)
 		lsw_port_set_admin(sw, idx, false);
 	char mac[24];
 	lsw_fmt_mac(mac, sizeof(mac), &rt->mac);
-	LSW_LOG(INFO, "%s: port %u (%s) mac %s mtu %u speed %u Mb/s, lcore %d, admin %s",
-		pc->name, rt->port_id, info.driver_name, mac, pc->mtu, rt->speed, pc->lcore,
+	char ring[40] = "";
+	if (lsw_port_is_memif(sw->cfg, idx))
+		snprintf(ring, sizeof(ring), ", ring %u slots",
+			 lsw_port_ring_slots(sw->cfg, idx, pc->speed ? pc->speed : 10000));
+	LSW_LOG(INFO, "%s: port %u (%s) mac %s mtu %u speed %u Mb/s%s, lcore %d, admin %s",
+		pc->name, rt->port_id, info.driver_name, mac, pc->mtu, rt->speed, ring, pc->lcore,
 		pc->admin_up ? "up" : "down");
 	return 0;
 }
