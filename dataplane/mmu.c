@@ -173,8 +173,7 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 	mine->pg_occ[ip][pg][LSW_PART_SHARED] += ds;
 	mine->pg_occ[ip][pg][LSW_PART_HEADROOM] += dh;
 	mine->pool_shared[pp->pool] += ds;
-	if (ipool->hdrm_shared)
-		mine->pool_hdrm[pp->pool] += dh;
+	mine->pool_hdrm[pp->pool] += dh;
 	mine->pool_used[pp->pool] += dr + ds + dh;
 	mine->q_occ[op][q][0] += der;
 	mine->q_occ[op][q][1] += des;
@@ -240,12 +239,15 @@ lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_m
 		return false;
 	if (lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0)
 		return true;
-	/* Short of mbufs: every lossless PG holding packets pauses its peer. */
-	if (lsw_mmu_pkts_held(all, n) > (int64_t)mc->pkt_xoff &&
-	    lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_SHARED) +
-	    lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_RESERVED) > 0)
-		return true;
+	int64_t r = lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_RESERVED);
 	int64_t s = lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_SHARED);
+	/* An idle PG never pauses, whatever its thresholds (a threshold of 0 would otherwise
+	 * send XOFF and XON in turn every loop). */
+	if (r + s == 0)
+		return false;
+	/* Short of mbufs: every lossless PG holding packets pauses its peer. */
+	if (lsw_mmu_pkts_held(all, n) > (int64_t)mc->pkt_xoff)
+		return true;
 	uint64_t t = lsw_mmu_threshold(pp, &mc->pool[pp->pool],
 				       lsw_mmu_pool_shared(all, n, pp->pool));
 	/* Within one cell of the threshold the next frame goes to headroom. */

@@ -34,10 +34,14 @@ lsw_sched_free(struct lsw_sched *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* The bucket's depth in tokens (bits * hz), saturated: 400G with a 10 ms bucket is more
+ * than an int64 holds. A quarter of the range leaves room for what refills add. */
 static int64_t
 cap_tokens(const struct lsw_sched_cfg *c, uint64_t hz)
 {
-	return (int64_t)(c->burst_bytes * 8 * hz);
+	unsigned __int128 t = (unsigned __int128)c->burst_bytes * 8 * hz;
+
+	return t > INT64_MAX / 4 ? INT64_MAX / 4 : (int64_t)t;
 }
 
 void

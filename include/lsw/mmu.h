@@ -109,7 +109,7 @@ struct lsw_mmu_lcore {
 	int64_t pg_occ[LSW_MAX_PORTS][LSW_NUM_PG][LSW_PARTS];
 	int64_t q_occ[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];   /* reserved, shared */
 	int64_t pool_shared[LSW_MAX_POOLS];
-	int64_t pool_hdrm[LSW_MAX_POOLS];                  /* shared headroom in use */
+	int64_t pool_hdrm[LSW_MAX_POOLS];                  /* headroom in use, pool-wide */
 	int64_t pool_used[LSW_MAX_POOLS];
 	int64_t pkts_held;                                 /* packets (mbufs) admitted */
 	/* Watermarks of the summed occupancy, as this worker computed it at admission. */
@@ -146,13 +146,19 @@ static inline uint64_t
 lsw_mmu_threshold(const struct lsw_mmu_prof *p, const struct lsw_mmu_pool *pool,
 		  int64_t shared_used)
 {
-	if (!p->dynamic)
-		return p->static_th;
+	if (!p->dynamic) /* SAI: a static threshold of 0 is no limit (the pool's) */
+		return p->static_th ? p->static_th : pool->shared;
 	if (p->shift <= -8)
 		return 0;
 	uint64_t free_b = shared_used >= (int64_t)pool->shared ? 0 :
 			  pool->shared - (uint64_t)shared_used;
-	return p->shift >= 0 ? free_b << p->shift : free_b >> -p->shift;
+	if (p->shift < 0)
+		return free_b >> -p->shift;
+	/* dynamic_th is an int8: alpha up to 2^127 saturates, never wraps (callers compare
+	 * as int64). */
+	if (p->shift >= 62 || free_b > ((uint64_t)INT64_MAX >> p->shift))
+		return (uint64_t)INT64_MAX;
+	return free_b << p->shift;
 }
 
 static inline uint64_t
@@ -223,9 +229,11 @@ lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 	const uint8_t epool = mc->q[meta->out_port][meta->queue].pool;
 
 	mine->pg_occ[meta->in_port][meta->pg][meta->in_part] -= c;
+	/* Headroom in use is counted per pool whether or not the pool shares it now: a
+	 * change of BUFFER_POOL.xoff between admission and release must not leak it. */
 	if (meta->in_part == LSW_PART_SHARED)
 		mine->pool_shared[ipool] -= c;
-	else if (meta->in_part == LSW_PART_HEADROOM && mc->pool[ipool].hdrm_shared)
+	else if (meta->in_part == LSW_PART_HEADROOM)
 		mine->pool_hdrm[ipool] -= c;
 	mine->pool_used[ipool] -= c;
 	mine->q_occ[meta->out_port][meta->queue][meta->eg_part == LSW_PART_SHARED] -= c;

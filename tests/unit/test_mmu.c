@@ -294,7 +294,7 @@ test_shared_headroom(void **state)
 	(void)state;
 	mc.pool[0].hdrm_shared = 4096;
 	for (int p = 0; p < 2; p++)
-		mc.pg[p][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 0, .static_th = 0,
+		mc.pg[p][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = -8,
 						    .xoff = 8192, .lossless = 1};
 	assert_int_equal(admit(&m, 0, 3, 9, 3, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 0, 3, 9, 3, 1024), LSW_DROP_NONE);
@@ -303,6 +303,51 @@ test_shared_headroom(void **state)
 	/* Each PG is within its own 8 KB, but the pool's 4 KB are used up. */
 	assert_int_equal(admit(&m, 1, 3, 9, 3, 1024), LSW_DROP_HEADROOM_OVERFLOW);
 	assert_int_equal(w0->pool_hdrm[0], 4096);
+}
+
+/* Thresholds at their edges: an idle PG never pauses, even with no shared buffer; a static
+ * threshold of 0 is no limit (SAI), alpha 2^40 and more saturates instead of wrapping; and
+ * headroom charged before BUFFER_POOL.xoff changes is given back exactly after it. */
+static void
+test_threshold_edges(void **state)
+{
+	struct lsw_pkt_meta m[4];
+
+	(void)state;
+	/* dynamic_th -8: no shared buffer; no reserve. Idle: no XOFF, ever. */
+	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = -8,
+					    .xoff = 8192, .lossless = 1};
+	for (int i = 0; i < 3; i++)
+		assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_int_equal(admit(&m[0], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
+	assert_int_equal(m[0].in_part, LSW_PART_HEADROOM);
+	assert_true(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+	/* BUFFER_POOL.xoff appears while that packet sits in headroom: released exactly. */
+	mc.pool[0].hdrm_shared = 65536;
+	assert_int_equal(admit(&m[1], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
+	assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 2048);
+	mc.pool[0].hdrm_shared = 0; /* ... and goes again before the second leaves */
+	lsw_mmu_release(w0, &mc, &m[0]);
+	lsw_mmu_release(w0, &mc, &m[1]);
+	assert_int_equal(w0->pool_hdrm[0], 0);
+	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	/* static_th 0: the whole shared pool (64 MB here), not nothing. */
+	mc.pg[1][0] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 0, .static_th = 0};
+	assert_int_equal(admit(&m[2], 1, 0, 1, 0, 1024), LSW_DROP_NONE);
+	assert_int_equal(m[2].in_part, LSW_PART_SHARED);
+	assert_true(lsw_mmu_threshold(&mc.pg[1][0], &mc.pool[0], 0) == 64 * MIB);
+	/* alpha = 2^40, 2^63, 2^127: saturated thresholds, and packets admitted. */
+	static const int8_t shifts[] = {40, 63, 127};
+	for (size_t i = 0; i < RTE_DIM(shifts); i++) {
+		mc.pg[2][0] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = shifts[i]};
+		assert_true(lsw_mmu_threshold(&mc.pg[2][0], &mc.pool[0], 0) == (uint64_t)INT64_MAX);
+		assert_int_equal(admit(&m[3], 2, 0, 1, 0, 1024), LSW_DROP_NONE);
+		lsw_mmu_release(w0, &mc, &m[3]);
+	}
+	lsw_mmu_release(w0, &mc, &m[2]);
+	assert_int_equal(w0->pool_used[0] + w0->pool_used[1], 0);
 }
 
 /* A run decides each packet as if admitted one by one. */
@@ -371,6 +416,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_reserve_shared_headroom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_xon_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mbuf_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threshold_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lossy_drops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_headroom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_equals_single, setup, teardown),

@@ -176,6 +176,38 @@ test_shaper_accuracy(void **state)
 			}
 }
 
+/* Speed times bucket beyond what an int64 of tokens holds (400G with a 10 ms bucket, or
+ * 800G with 100 ms): the bucket saturates, and the port still sends at its rate. */
+static void
+test_shaper_saturates(void **state)
+{
+	static const struct {
+		uint64_t rate, burst;
+	} cases[] = {
+		{400000000000ull, 400000000000ull / 8 / 100},
+		{800000000000ull, 800000000000ull / 8 / 10},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < RTE_DIM(cases); i++) {
+		struct lsw_sched s;
+		struct lsw_sched_cfg c = {.rate_bps = cases[i].rate, .overhead = 24,
+					  .burst_bytes = cases[i].burst};
+		assert_int_equal(lsw_sched_init(&s, 8, SOCKET_ID_ANY), 0);
+		lsw_shaper_refill(&s, &c, HZ, 1);
+		lsw_shaper_refill(&s, &c, HZ, HZ); /* a second later: a full bucket */
+		int64_t cost = lsw_shaper_cost(&c, HZ, 9000);
+		assert_true(s.tokens > cost);
+		assert_int_equal(lsw_shaper_wait(&s, &c, HZ, cost), 0);
+		/* Emptied, it refills at the rate: one 9000-byte frame in its wire time. */
+		s.tokens = 0;
+		uint64_t t = HZ + (uint64_t)cost / cases[i].rate + 1;
+		lsw_shaper_refill(&s, &c, HZ, t);
+		assert_true(s.tokens >= cost);
+		lsw_sched_free(&s);
+	}
+}
+
 int
 main(void)
 {
@@ -183,6 +215,7 @@ main(void)
 		cmocka_unit_test(test_dwrr_shares),
 		cmocka_unit_test(test_strict_and_pause),
 		cmocka_unit_test(test_shaper_accuracy),
+		cmocka_unit_test(test_shaper_saturates),
 	};
 	t_eal_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
