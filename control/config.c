@@ -747,6 +747,32 @@ check_resources(struct lsw_config *c, struct lsw_errs *errs)
 	}
 }
 
+/* Watchdogs lsw started with SONiC's defaults appear in the running config, as
+ * `pfcwd start_default` writes them into CONFIG_DB: config.get and config.save show them. */
+static void
+add_pfcwd_defaults(struct lsw_config *c)
+{
+	json_t *doc = NULL, *wd;
+
+	for (unsigned int i = 0; i < c->n_ports; i++) {
+		const struct lsw_pfcwd_port *wp = &c->qos.wd.port[i];
+		if (!wp->defaulted)
+			continue;
+		if (doc == NULL) { /* the caller's document stays as it was */
+			doc = json_deep_copy(c->doc);
+			json_decref(c->doc);
+			c->doc = doc;
+			if (json_object_get(doc, "PFC_WD") == NULL)
+				json_object_set_new(doc, "PFC_WD", json_object());
+		}
+		char ms[16];
+		snprintf(ms, sizeof(ms), "%u", LSW_PFCWD_DEFAULT_MS);
+		wd = json_object_get(doc, "PFC_WD");
+		json_object_set_new(wd, c->port[i].name, json_pack("{s:s, s:s, s:s}",
+			"action", "drop", "detection_time", ms, "restoration_time", ms));
+	}
+}
+
 struct lsw_config *
 lsw_config_from_json(json_t *doc, struct lsw_errs *errs)
 {
@@ -791,6 +817,7 @@ lsw_config_from_json(json_t *doc, struct lsw_errs *errs)
 			c->port[i].mac_set = true;
 		}
 	c->doc = json_incref(doc);
+	add_pfcwd_defaults(c);
 	return c;
 fail:
 	lsw_config_free(c);

@@ -1017,7 +1017,7 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 		parse_cable(t, c, errs);
 	if ((t = json_object_get(doc, "PORT_QOS_MAP")) != NULL)
 		parse_port_qos(t, c, errs);
-	q->wd.poll_ms = 200; /* SONiC's pfcwd start_default */
+	q->wd.poll_ms = LSW_PFCWD_DEFAULT_MS; /* SONiC's pfcwd start_default */
 	if ((t = json_object_get(doc, "PFC_WD")) != NULL)
 		parse_pfcwd(t, c, errs);
 	for (uint16_t port = 0; port < c->n_ports; port++) {
@@ -1026,11 +1026,13 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 		/* A PFC_WD entry alone watches the lossless priorities, as SONiC's does. */
 		if (q->wd.port[port].configured && !pq->pfcwd_set)
 			pq->pfcwd_enable = pq->pfc_enable;
-		if (pq->pfcwd_enable && !q->wd.port[port].configured) {
-			lsw_path_key(p, "$.PORT_QOS_MAP", c->port[port].name);
-			lsw_errs_add(errs, p, "the watchdog is on for %s but PFC_WD has no entry for it "
-				     "(detection_time, action)", c->port[port].name);
-		}
+		/* The watchdog on, but no PFC_WD entry: SONiC's `pfcwd start_default` (the
+		 * deployment guides' snippet relies on it), written into the running config. */
+		if (pq->pfcwd_enable && !q->wd.port[port].configured)
+			q->wd.port[port] = (struct lsw_pfcwd_port){
+				.configured = true, .defaulted = true, .action = LSW_WD_DROP,
+				.detection_ms = LSW_PFCWD_DEFAULT_MS, .restoration_ms = LSW_PFCWD_DEFAULT_MS,
+			};
 		/* IEEE 802.1Qbb: a port runs PFC or 802.3x PAUSE, not both. */
 		if (c->port[port].rx_pause && pq->pfc_enable) {
 			char pp[LSW_PATH_LEN];

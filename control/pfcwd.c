@@ -119,8 +119,10 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	struct lsw_lcore_counters *sum = rte_malloc("lsw_wd_sum", sizeof(*sum), 0);
 	if (v == NULL || sum == NULL)
 		goto out;
-	lsw_stats_mmu(sw, v);
-	lsw_stats_sum(sw, sum);
+	/* Raw sums: detection and the storm counters are differences in time, which a
+	 * stats.clear between two polls must not turn negative. */
+	lsw_stats_mmu_raw(sw, v);
+	lsw_stats_sum_raw(sw, sum);
 
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos *pq = &c->qos.port[p];
@@ -205,7 +207,7 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 			lsw_snapshot_publish(sw, conf);
 	}
 	if (n_ended) {
-		lsw_stats_mmu(sw, v);
+		lsw_stats_mmu_raw(sw, v);
 		for (unsigned int i = 0; i < n_ended; i++) {
 			uint16_t p = ended[i] >> 8;
 			uint8_t q = (uint8_t)ended[i];

@@ -99,7 +99,7 @@ pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
 		return NULL;
 	}
-	lsw_stats_mmu(sw, v);
+	lsw_stats_mmu_raw(sw, v); /* storm counters are differences since the storm began */
 	json_t *ports = json_object();
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos *pq = &c->qos.port[p];
@@ -140,9 +140,9 @@ pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 			snprintf(k, sizeof(k), "%u", q);
 			json_object_set_new(queues, k, o);
 		}
-		json_object_set_new(ports, c->port[p].name, json_pack("{s:i, s:i, s:o}",
+		json_object_set_new(ports, c->port[p].name, json_pack("{s:i, s:i, s:b, s:o}",
 			"detection_time", wp->detection_ms, "restoration_time", wp->restoration_ms,
-			"queues", queues));
+			"start_default", wp->defaulted, "queues", queues));
 	}
 	rte_free(v);
 	return json_pack("{s:i, s:b, s:o}", "poll_interval", c->qos.wd.poll_ms,

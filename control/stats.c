@@ -11,8 +11,8 @@ rd(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-static void
-sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
+void
+lsw_stats_sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
@@ -39,7 +39,7 @@ lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 {
 	const struct lsw_lcore_counters *b = &sw->base;
 
-	sum_raw(sw, s);
+	lsw_stats_sum_raw(sw, s);
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 		for (int i = 0; i < LSW_PC_MAX; i++)
 			s->port[p].ctr[i] -= b->port[p].ctr[i];
@@ -77,8 +77,8 @@ lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *
 #define MMU_WORDS(from, to) \
 	((offsetof(struct lsw_mmu_lcore, to) - offsetof(struct lsw_mmu_lcore, from)) / 8)
 
-static void
-mmu_sum_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
+void
+lsw_stats_mmu_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
 {
 	const size_t occ = offsetof(struct lsw_mmu_lcore, pg_occ) / 8;
 	const size_t wm = offsetof(struct lsw_mmu_lcore, pg_wm) / 8;
@@ -106,7 +106,7 @@ lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
 	const uint64_t *b = (const uint64_t *)sw->mmu_base;
 	uint64_t *o = (uint64_t *)out;
 
-	mmu_sum_raw(sw, out);
+	lsw_stats_mmu_raw(sw, out);
 	for (size_t i = ctr; b != NULL && i < sizeof(*out) / 8; i++)
 		o[i] -= b[i];
 }
@@ -117,7 +117,7 @@ lsw_stats_clear(struct lsw_switch *sw, int port)
 {
 	struct lsw_lcore_counters now;
 
-	sum_raw(sw, &now);
+	lsw_stats_sum_raw(sw, &now);
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
 		if (port >= 0 && p != port)
 			continue;
@@ -128,7 +128,7 @@ lsw_stats_clear(struct lsw_switch *sw, int port)
 		memcpy(sw->base.event, now.event, sizeof(now.event));
 	/* MMU counters: all of them (they are per PG, queue and pool, not only per port). */
 	if (port < 0 && sw->mmu_base != NULL)
-		mmu_sum_raw(sw, sw->mmu_base);
+		lsw_stats_mmu_raw(sw, sw->mmu_base);
 	if (port < 0)
 		lsw_ecmp_clear(sw);
 }

@@ -111,6 +111,10 @@ void lsw_stats_clear(struct lsw_switch *sw, int port);
 /* The MMU as the workers' shares add up: occupancy and counters summed (counters minus the
  * clear baseline), watermarks the largest any worker saw. @out is caller-allocated. */
 void lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
+/* The same without the clear baselines: for whoever measures time or differences across
+ * a stats.clear (the PFC watchdog). */
+void lsw_stats_sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *sum);
+void lsw_stats_mmu_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
 
 /* ecmp.c */
 /* The ECMP part of snapshot @d: thresholds per port, settings and tables per group (tables

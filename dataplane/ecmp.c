@@ -48,11 +48,13 @@ lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t po
 	s->last_tx = tx_bytes;
 	uint8_t ll = lsw_ecmp_level(s->load, e->load_thr[port]);
 	uint8_t ql = lsw_ecmp_level(s->queue, e->queue_thr[port]);
-	uint32_t cong = ((uint32_t)ll * e->w_load + (uint32_t)ql * e->w_queue) / 100;
+	/* Broadcom DLB and Juniper: the weighted sum of the qualities (7 - level), rounded
+	 * down, so that a half-congested member counts as worse, not better. */
+	const uint32_t top = LSW_ECMP_LEVELS - 1;
+	uint32_t q = ((top - ll) * e->w_load + (top - ql) * e->w_queue) / 100;
 	__atomic_store_n(&s->load_level, ll, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->queue_level, ql, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->quality, (uint8_t)(LSW_ECMP_LEVELS - 1 - RTE_MIN(cong, 7u)),
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&s->quality, (uint8_t)RTE_MIN(q, top), __ATOMIC_RELAXED);
 }
 
 uint32_t

@@ -83,9 +83,12 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 	const int64_t ph0 = ipool->hdrm_shared ? pool_hdrm(all, n, pp->pool) : 0;
 	const int64_t er0 = lsw_mmu_q_occ(all, n, op, q, 0), es0 = lsw_mmu_q_occ(all, n, op, q, 1);
 	const int64_t eps0 = lsw_mmu_pool_shared(all, n, qp->pool);
-	/* Lossy packets stop short of the mbufs' limit, leaving the rest to lossless ones. */
-	const int64_t pkt_room = (int64_t)(pp->lossless ? mc->pkt_limit : mc->pkt_xoff) -
-				 lsw_mmu_pkts_held(all, n);
+	/* Packets the run may add: lossless ones up to the mbufs' limit; lossy ones while
+	 * the PG holds fewer than the packets left below pkt_xoff (alpha 1). */
+	const int64_t held0 = lsw_mmu_pkts_held(all, n);
+	const int64_t pgh0 = LSW_MMU_SUM(all, n, pg_held[ip][pg]);
+	const int64_t pkt_room = pp->lossless ? (int64_t)mc->pkt_limit - held0 :
+				 ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
 	int64_t dr = 0, ds = 0, dh = 0, der = 0, des = 0;
 	uint64_t bytes = 0, dropped_bytes = 0, in_thr = 0, eg_thr = 0;
 	uint16_t admitted = 0, drops[LSW_QDROP_WRED] = {0, 0, 0, 0};
@@ -180,6 +183,7 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 	mine->pool_shared[qp->pool] += des;
 	mine->pool_used[qp->pool] += der + des;
 	mine->pkts_held += admitted;
+	mine->pg_held[ip][pg] += admitted;
 	mine->pg_pkts[ip][pg] += admitted;
 	mine->pg_bytes[ip][pg] += bytes;
 	mine->tc_bytes[tc] += bytes;
@@ -245,8 +249,10 @@ lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_m
 	 * send XOFF and XON in turn every loop). */
 	if (r + s == 0)
 		return false;
-	/* Short of mbufs: every lossless PG holding packets pauses its peer. */
-	if (lsw_mmu_pkts_held(all, n) > (int64_t)mc->pkt_xoff)
+	/* Short of packets: past pkt_xoff, or this PG at its share of what is left. */
+	int64_t held = lsw_mmu_pkts_held(all, n);
+	int64_t pgh = LSW_MMU_SUM(all, n, pg_held[port][pg]);
+	if (held > (int64_t)mc->pkt_xoff || pgh >= (int64_t)mc->pkt_xoff - held)
 		return true;
 	uint64_t t = lsw_mmu_threshold(pp, &mc->pool[pp->pool],
 				       lsw_mmu_pool_shared(all, n, pp->pool));
@@ -260,8 +266,10 @@ lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mm
 {
 	const struct lsw_mmu_prof *pp = &mc->pg[port][pg];
 
+	int64_t held = lsw_mmu_pkts_held(all, n);
 	if (lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0 ||
-	    lsw_mmu_pkts_held(all, n) > (int64_t)mc->pkt_xon)
+	    held > (int64_t)mc->pkt_xon ||
+	    LSW_MMU_SUM(all, n, pg_held[port][pg]) > (int64_t)mc->pkt_xon - held)
 		return false;
 	int64_t s = lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_SHARED);
 	int64_t t = (int64_t)lsw_mmu_threshold(pp, &mc->pool[pp->pool],

@@ -6,8 +6,8 @@
  * Quality: the owner worker of every port samples, every sample interval, the bytes the port
  * sent and the bytes waiting in its queues, keeps an EWMA of each (weight 2^-ewma_exponent on
  * the new sample), places each in one of 8 levels (0 = below min, 7 = at or above max, six
- * even steps between) and combines the two levels with the configured weights into a
- * congestion level; quality = 7 - congestion (7 best, as Juniper and SAI count). Load
+ * even steps between) and combines the two qualities (7 - level) with the configured
+ * weights, rounded down (Broadcom DLB, Juniper): 7 is best, as Juniper and SAI count. Load
  * thresholds are a share of the port's own speed and queue thresholds scale with it, so
  * ports of different speeds compare (SAI's scaling factor). The owner publishes quality and
  * the queues PFC pauses now; other workers read them without locks.

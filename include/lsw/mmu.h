@@ -47,9 +47,11 @@ struct lsw_mmu_pool {
 };
 
 struct lsw_mmu_conf {
-	/* Every queued packet also holds an mbuf: the buffer holds at most pkt_limit packets
-	 * (the pool less what the PMD rings and bursts need), lossy ones at most pkt_xoff,
-	 * where lossless PGs holding packets pause their peers until pkt_xon. */
+	/* Every queued packet also holds an mbuf, so packets are a second resource, as an
+	 * ASIC's packet descriptors are: the buffer holds at most pkt_limit packets (the pool
+	 * less what the PMD rings and bursts need). Lossy ones stop at pkt_xoff, a PG at a
+	 * dynamic threshold of the packets left (alpha 1: one PG takes half at most); a
+	 * lossless PG pauses its peer there, or when pkt_xoff is passed, until pkt_xon. */
 	uint32_t pkt_limit, pkt_xoff, pkt_xon;
 	uint32_t cell;
 	uint64_t cell_inv;    /* ceil(2^32 / cell): cells = len * cell_inv >> 32, no division */
@@ -112,6 +114,7 @@ struct lsw_mmu_lcore {
 	int64_t pool_hdrm[LSW_MAX_POOLS];                  /* headroom in use, pool-wide */
 	int64_t pool_used[LSW_MAX_POOLS];
 	int64_t pkts_held;                                 /* packets (mbufs) admitted */
+	int64_t pg_held[LSW_MAX_PORTS][LSW_NUM_PG];        /* the same per (port, PG) */
 	/* Watermarks of the summed occupancy, as this worker computed it at admission. */
 	uint64_t pg_wm[LSW_MAX_PORTS][LSW_NUM_PG][3];       /* total, shared, headroom */
 	uint64_t q_wm[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];    /* total, shared */
@@ -241,6 +244,7 @@ lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 		mine->pool_shared[epool] -= c;
 	mine->pool_used[epool] -= c;
 	mine->pkts_held -= pkts;
+	mine->pg_held[meta->in_port][meta->pg] -= pkts;
 }
 
 static inline void

@@ -98,8 +98,12 @@ struct lsw_port_qos {
 
 enum lsw_pfcwd_action { LSW_WD_DROP, LSW_WD_FORWARD, LSW_WD_ALERT };
 
+/* SONiC's `pfcwd start_default`: detection, restoration and poll interval, ms. */
+#define LSW_PFCWD_DEFAULT_MS 200
+
 struct lsw_pfcwd_port {
 	bool configured;                     /* PFC_WD has an entry for the port */
+	bool defaulted;                      /* ... made by lsw: SONiC's start_default */
 	uint8_t action;                      /* enum lsw_pfcwd_action */
 	uint32_t detection_ms;
 	uint32_t restoration_ms;             /* 0: no automatic restoration */

@@ -55,8 +55,11 @@ def test_buffer_shaping():
         occ = q["CURR_OCCUPANCY_BYTES"]
         assert MIB / 2 - 3 * CHARGE <= occ <= MIB / 2 + over, occ
         assert q["SHARED_CURR_OCCUPANCY_BYTES"] == occ
-        # Bytes come from the MMU, packets from the FIFO, read a moment apart.
-        assert occ % CHARGE == 0 and abs(q["CURR_OCCUPANCY_PACKETS"] - occ // CHARGE) <= 2, q
+        # Bytes come from the MMU, packets from the owner's FIFO, read a moment apart; with
+        # several workers, frames another worker admitted wait in its handoff ring before
+        # they reach the FIFO (a burst per other worker at most).
+        assert occ % CHARGE == 0 and 0 <= occ // CHARGE - q["CURR_OCCUPANCY_PACKETS"] + 2 \
+            <= 4 + over // CHARGE, q
         assert q["drops"]["EGRESS_QUEUE_THRESHOLD"] == q["DROPPED_PACKETS"]
         assert q["drops"]["INGRESS_PG_THRESHOLD"] == 0
         assert MIB / 2 - CHARGE <= q["WATERMARK_BYTES"] <= MIB / 2 + over, q["WATERMARK_BYTES"]

@@ -145,7 +145,8 @@ def methods(sw):
         "pool": "egress_lossy_pool", "dynamic_th": "200"}}}}, -32602,
         "$.BUFFER_PROFILE.egress_lossy_profile.dynamic_th")
     expect_error(sw, "config.set", {"config": {"PORT_QOS_MAP": {"Ethernet0": {
-        "pfc_enable": "3", "pfcwd_sw_enable": "3"}}}}, -32602, "$.PORT_QOS_MAP.Ethernet0")
+        "pfc_enable": "3", "pfcwd_sw_enable": "4"}}}}, -32602,
+        "$.PORT_QOS_MAP.Ethernet0.pfcwd_sw_enable")
     expect_error(sw, "config.set", {"config": {"PFC_WD": {"Ethernet0": {
         "detection_time": "20"}}}}, -32602, "$.PFC_WD.Ethernet0.detection_time")
     assert sw.rpc("config.get") == before
@@ -179,6 +180,16 @@ def methods(sw):
     assert q3["wred_profile"] == "DCQCN", q3
     d = sw.rpc("drops.list")
     assert d["capacity"] == 16 and d["marks"], d
+    # The deployment guide's snippet: the watchdog on without a PFC_WD entry starts it with
+    # SONiC's defaults (pfcwd start_default), shown by config.get and pfcwd.stats.
+    assert sw.rpc("config.set", {"config": {"PORT_QOS_MAP": {"Ethernet0": {
+        "pfc_enable": "3,4", "pfc_watchdog_status": "enable"}}}}) == {"applied": True}
+    assert sw.rpc("config.get")["PFC_WD"]["Ethernet0"] == {
+        "action": "drop", "detection_time": "200", "restoration_time": "200"}
+    wd = sw.rpc("pfcwd.stats")["ports"]
+    assert wd["Ethernet0"]["start_default"] and not wd["Ethernet4"]["start_default"], wd
+    assert wd["Ethernet0"]["detection_time"] == 200 and sorted(wd["Ethernet0"]["queues"]) == \
+        ["3", "4"], wd
 
 
 def framing(sock):

@@ -76,13 +76,14 @@ test_quality(void **state)
 	feed(&s, e, &tx, 0, 40000, &now);
 	assert_int_equal(s.queue_level, 4);
 	assert_int_equal(s.quality, 3);
-	/* Half and half: levels 7 and 4 give congestion (7 * 50 + 4 * 50) / 100 = 5. */
+	/* Half and half: levels 7 and 4 give quality ((7 - 7) * 50 + (7 - 4) * 50) / 100 =
+	 * 1.5, rounded down (toward worse) to 1. */
 	t->sw.cfg->ecmp.w_load = 50;
 	t->sw.cfg->ecmp.w_queue = 50;
 	t_rebuild(t);
 	e = &t->conf->ecmp;
 	feed(&s, e, &tx, 100, 40000, &now);
-	assert_int_equal(s.quality, 2);
+	assert_int_equal(s.quality, 1);
 	/* A slower port scales both bands: 10% of 1 Gb/s is level 0, 1 KB queued level 0 at
 	 * 10G but level 1 at 1G (queue band 1..7 KB). */
 	t->sw.port[T_PORT4].speed = 1000;
@@ -114,7 +115,7 @@ test_ewma(void **state)
 	for (int i = 0; i < 200; i++)
 		feed(&s, e, &tx, 100, 0, &now);
 	assert_int_equal(s.load, full);
-	assert_int_equal(s.quality, 4); /* load level 7, queue level 0: (350 + 0) / 100 = 3 */
+	assert_int_equal(s.quality, 3); /* load level 7, queue 0: (0 * 50 + 7 * 50) / 100 = 3 */
 	/* A worker that slept 100 intervals having sent nothing: the average decays as 100
 	 * empty samples would make it, not as one. */
 	now += 100 * 10 * US;

@@ -189,10 +189,11 @@ test_reserve_shared_headroom(void **state)
 	assert_int_equal(w0->pool_used[0] + w0->pool_used[1], 0);
 }
 
-/* Every queued packet holds an mbuf: lossy packets stop at pkt_xoff (MBUF_LIMIT, counted
- * as the PG's, the queue's and the pool's drops), lossless ones go on to pkt_limit, and a
- * lossless PG holding packets pauses its peer above pkt_xoff until the count is back at
- * pkt_xon. */
+/* Every queued packet holds an mbuf, a second resource beside the bytes (as an ASIC's
+ * packet descriptors). A lossy PG stops at a dynamic threshold of the packets left below
+ * pkt_xoff (alpha 1: alone, it takes half), counted as MBUF_LIMIT in the PG's, the
+ * queue's and the pool's drops, so that other PGs still get packets; a lossless PG goes on
+ * to pkt_limit, pausing its peer at its threshold or past pkt_xoff, until pkt_xon. */
 static void
 test_mbuf_limit(void **state)
 {
@@ -205,24 +206,33 @@ test_mbuf_limit(void **state)
 	mc.pkt_xon = 50;
 	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = 7,
 					    .xoff = 1 << 20, .lossless = 1};
-	for (; n < 75; n++) /* 75 small lossy frames: far under any byte threshold */
+	for (; n < 38; n++) /* small lossy frames: far under any byte threshold */
 		assert_int_equal(admit(&m[n], 0, 0, 1, 0, 64), LSW_DROP_NONE);
+	/* 38 held: 38 >= 75 - 38. The PG is at its share. */
 	assert_int_equal(admit(&m[n], 0, 0, 1, 0, 64), LSW_DROP_MBUF_LIMIT);
 	assert_int_equal(w0->q_drop_reason[1][0][LSW_QDROP_MBUF], 1);
 	assert_int_equal(w0->pg_drops[0][0], 1);
 	assert_int_equal(w0->pool_drops[0], 1);
+	/* Another lossy PG still gets its share of what is left: (75 - 38) / 2. */
+	for (int i = 0; i < 19; i++, n++)
+		assert_int_equal(admit(&m[n], 2, 0, 1, 1, 64), LSW_DROP_NONE);
+	assert_int_equal(admit(&m[n], 2, 0, 1, 1, 64), LSW_DROP_MBUF_LIMIT);
 	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3)); /* PG 3 holds nothing yet */
+	/* Lossless: on to pkt_limit, pausing from the first (57 held: its share is 18). */
+	assert_int_equal(admit(&m[n++], 0, 3, 1, 3, 64), LSW_DROP_NONE);
+	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
 	for (; n < 100; n++)
 		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 64), LSW_DROP_NONE);
 	assert_true(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
 	assert_int_equal(admit(&m[n], 0, 3, 1, 3, 64), LSW_DROP_MBUF_LIMIT);
 	assert_int_equal(lsw_mmu_pkts_held(all, 1), 100);
-	/* Released down to pkt_xon (the lossy ones first): then the PG may resume. */
-	for (int i = 0; i < 75; i++) {
+	/* The lossy ones leave: held 43, PG 3 43 > 50 - 43: still paused. */
+	for (int i = 0; i < 57; i++)
 		lsw_mmu_release(w0, &mc, &m[i]);
-		if (lsw_mmu_pkts_held(all, 1) > 50)
-			assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
-	}
+	assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+	/* Down to 25: 25 <= 50 - 25, it may resume. */
+	for (int i = 57; i < 75; i++)
+		lsw_mmu_release(w0, &mc, &m[i]);
 	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
 	for (int i = 75; i < 100; i++)
 		lsw_mmu_release(w0, &mc, &m[i]);

@@ -167,6 +167,25 @@ test_pfcwd_entries(void **state)
 	assert_int_equal(c->qos.port[0].pfcwd_enable, 0x08);
 	assert_int_equal(c->qos.port[1].pfcwd_enable, 0);
 	lsw_config_free(c);
+	/* The deployment guide's snippet, as written: the watchdog on and no PFC_WD table.
+	 * SONiC's start_default: drop, 200 ms to detect and to restore, polled every 200 ms;
+	 * and the running config shows it. */
+	c = load("{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,4\","
+		 " \"pfc_watchdog_status\": \"enable\"}}}", &errs);
+	if (c == NULL)
+		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
+	const struct lsw_pfcwd_port *wp = &c->qos.wd.port[0];
+	assert_int_equal(c->qos.port[0].pfcwd_enable, 0x18);
+	assert_true(wp->configured && wp->defaulted);
+	assert_int_equal(wp->action, LSW_WD_DROP);
+	assert_int_equal(wp->detection_ms, 200);
+	assert_int_equal(wp->restoration_ms, 200);
+	assert_int_equal(c->qos.wd.poll_ms, 200);
+	assert_false(c->qos.wd.port[1].configured);
+	json_t *e = json_object_get(json_object_get(c->doc, "PFC_WD"), "Ethernet0");
+	assert_string_equal(json_string_value(json_object_get(e, "detection_time")), "200");
+	assert_string_equal(json_string_value(json_object_get(e, "action")), "drop");
+	lsw_config_free(c);
 }
 
 /* WRED_PROFILE: SONiC's AZURE_LOSSLESS, and a DCQCN profile with its own ECN curve. */
@@ -294,8 +313,6 @@ static const char *const bads[][3] = {
 	{"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\", \"pfcwd_sw_enable\": \"4\"}},"
 	 " \"PFC_WD\": {\"Ethernet0\": {\"detection_time\": \"200\"}}}",
 	 "$.PORT_QOS_MAP.Ethernet0.pfcwd_sw_enable", "pfc_enable"},
-	{"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,4\", \"pfc_watchdog_status\": "
-	 "\"enable\"}}}", "$.PORT_QOS_MAP.Ethernet0", "PFC_WD has no entry"},
 	{"{\"LSW_PORT\": {\"Ethernet0\": {\"rx_pause\": true}},"
 	 " \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}}}",
 	 "$.LSW_PORT.Ethernet0.rx_pause", "exclude"},
