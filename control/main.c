@@ -360,6 +360,7 @@ main(int argc, char **argv)
 				anchored = now_ns;
 			}
 			lsw_neigh_process(&sw);
+			lsw_ports_poll_link(&sw, now_ns);
 			lsw_pfcwd_poll(&sw, rte_rdtsc());
 			lsw_dropsnap_poll(&sw);
 			pthread_mutex_unlock(&sw.ctl_lock);

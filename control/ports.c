@@ -159,6 +159,43 @@ lsw_port_oper_status(const struct lsw_switch *sw, uint16_t port)
 	return link.link_status ? "up" : "down";
 }
 
+void
+lsw_ports_poll_link(struct lsw_switch *sw, uint64_t now_ns)
+{
+	bool changed = false;
+
+	if (now_ns - sw->link_poll_ns < 100 * 1000000ull)
+		return;
+	sw->link_poll_ns = now_ns;
+	for (uint16_t i = 0; i < sw->cfg->n_ports; i++) {
+		const struct lsw_port_conf *pc = &sw->cfg->port[i];
+		struct lsw_port_rt *rt = &sw->port[i];
+		struct rte_eth_link link;
+		if (!rt->started || sw->suspended[i] ||
+		    rte_eth_link_get_nowait(rt->port_id, &link) != 0)
+			continue;
+		bool down = link.link_status == RTE_ETH_LINK_DOWN;
+		if (down != rt->link_down) {
+			rt->link_down = down;
+			changed = true;
+			LSW_LOG(INFO, "%s: link %s", pc->name, down ? "down" : "up");
+		}
+		/* PORT.speed governs; without it, the speed the link comes up at (pause
+		 * times, the shaper and ECMP's load bands follow it), not a fallback. */
+		if (pc->speed == 0 && !down && link.link_speed != 0 &&
+		    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN && link.link_speed != rt->speed) {
+			LSW_LOG(INFO, "%s: speed %u Mb/s (the link's)", pc->name, link.link_speed);
+			rt->speed = link.link_speed;
+			changed = true;
+		}
+	}
+	if (changed) {
+		struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+		if (conf != NULL)
+			lsw_snapshot_publish(sw, conf);
+	}
+}
+
 /*
  * A port restart while the switch forwards: publish a snapshot in which the port is
  * suspended (its worker stops polling it and sending on it; its queues keep their

@@ -114,7 +114,9 @@ port_quality(struct lsw_switch *sw, uint16_t port)
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if (pq >> q & 1)
 			json_array_append_new(paused, json_integer(q));
-	return json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}",
+	return json_pack("{s:b, s:i, s:i, s:i, s:f, s:I, s:o}",
+			 /* the workers' view: ECMP leaves out members whose port is down */
+			 "live", !(sw->dp.conf->ecmp_down >> port & 1),
 			 "quality", __atomic_load_n(&s->quality, __ATOMIC_RELAXED),
 			 "load_level", __atomic_load_n(&s->load_level, __ATOMIC_RELAXED),
 			 "queue_level", __atomic_load_n(&s->queue_level, __ATOMIC_RELAXED),

@@ -130,6 +130,8 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		struct lsw_dp_port *p = &d->port[i];
 		p->port_id = sw->port[i].port_id;
 		p->admin_up = pc->admin_up;
+		if (!pc->admin_up || sw->port[i].link_down)
+			d->ecmp_down |= 1u << i;
 		p->suspended = sw->suspended[i];
 		p->mtu = pc->mtu;
 		p->mac = sw->port[i].mac;

@@ -20,6 +20,7 @@ struct lsw_port_rt {
 	bool started;
 	char driver[32];
 	uint32_t speed;                 /* Mb/s in effect: PORT.speed, else the device's */
+	bool link_down;                 /* oper down at the last link poll (ports.c) */
 	struct rte_ether_addr mac;      /* in effect: configured, else the device's */
 };
 
@@ -73,6 +74,7 @@ struct lsw_switch {
 		uint64_t total[4];        /* over all finished storms */
 	} wds[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t wd_last_poll_ns;
+	uint64_t link_poll_ns;          /* the last lsw_ports_poll_link */
 	bool wd_brs_active;
 	uint64_t start_ns;
 	struct lsw_clock clock;         /* TSC to wall clock, for snapshots and timelines */
@@ -99,6 +101,9 @@ int lsw_port_set_admin(struct lsw_switch *sw, uint16_t port, bool up);
 /* Restart @port with @mtu while the others forward; 0, or -1 (the port keeps its MTU). */
 int lsw_port_set_mtu(struct lsw_switch *sw, uint16_t port, uint16_t mtu);
 const char *lsw_port_oper_status(const struct lsw_switch *sw, uint16_t port);
+/* Every 100 ms: read each port's link; a change of oper status (or, for a port without a
+ * configured speed, of the speed the link came up at) is logged and published. */
+void lsw_ports_poll_link(struct lsw_switch *sw, uint64_t now_ns);
 
 /* snapshot.c */
 struct lsw_dp_conf *lsw_snapshot_build(struct lsw_switch *sw);

@@ -85,13 +85,17 @@ rand_below(uint64_t *rng, uint8_t n)
 }
 
 uint8_t
-lsw_ecmp_best(const uint8_t *q, uint8_t n, int cur, uint64_t *rng)
+lsw_ecmp_best(const uint8_t *q, uint8_t n, uint32_t live, int cur, uint64_t *rng)
 {
 	uint32_t set = 0;
 	uint8_t best = 0;
 
+	if (live == 0)
+		live = (uint32_t)((1ull << n) - 1);
 	for (uint8_t i = 0; i < n; i++) {
-		if (q[i] > best) {
+		if (!(live >> i & 1))
+			continue;
+		if (set == 0 || q[i] > best) {
 			best = q[i];
 			set = 1u << i;
 		} else if (q[i] == best) {
@@ -100,43 +104,45 @@ lsw_ecmp_best(const uint8_t *q, uint8_t n, int cur, uint64_t *rng)
 	}
 	if (cur >= 0 && (set >> cur & 1))
 		return (uint8_t)cur;
-	/* The r-th member of the best band. */
-	for (uint8_t r = rand_below(rng, (uint8_t)__builtin_popcount(set)); r > 0; r--)
-		set &= set - 1;
-	return (uint8_t)__builtin_ctz(set);
+	/* A random member of the best band. */
+	return lsw_ecmp_nth(set, rand_below(rng, (uint8_t)__builtin_popcount(set)));
 }
 
 uint8_t
 lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw_flowlet *tbl,
-		uint8_t n, const uint8_t *q, uint32_t busy, uint32_t hash, uint64_t now,
-		uint64_t *rng)
+		uint8_t n, const uint8_t *q, uint32_t busy, uint32_t live, uint32_t hash,
+		uint64_t now, uint64_t *rng)
 {
+	const uint32_t all = (uint32_t)((1ull << n) - 1);
 	struct lsw_ecmp_ctr *c = &ws->ctr;
 	uint8_t m;
 
 	if (g->mode == LSW_ECMP_HASH || g->mode == LSW_ECMP_HASH_QP)
-		return (uint8_t)(((uint64_t)hash * n) >> 32);
+		return lsw_ecmp_hash_live(hash, n, live);
+	if (live == 0)
+		live = all;
 	if (g->mode == LSW_ECMP_PACKET_RANDOM)
-		return rand_below(rng, n);
+		return lsw_ecmp_nth(live, rand_below(rng, (uint8_t)__builtin_popcount(live)));
 
 	/* The top bits: the low ones of the multiplicative mix are the CRC's, only permuted
 	 * by the seed, so two flows sharing an entry would share it under every seed. */
 	struct lsw_flowlet *e = &tbl[((uint64_t)hash * (g->mask + 1)) >> 32];
 	int cur = e->last != 0 && e->member < n ? e->member : -1;
-	bool active = cur >= 0 && now - e->last <= g->inactivity;
+	/* A flow on a member that went down moves as a new flowlet would, at once. */
+	bool active = cur >= 0 && now - e->last <= g->inactivity && (live >> cur & 1);
 
 	switch (g->mode) {
 	case LSW_ECMP_PACKET_QUALITY:
-		m = lsw_ecmp_best(q, n, cur, rng);
+		m = lsw_ecmp_best(q, n, live, cur, rng);
 		if (cur >= 0 && m != cur)
 			c->reassign[m]++;
 		break;
 	case LSW_ECMP_FIXED:
-		if (cur >= 0) {
+		if (cur >= 0 && (live >> cur & 1)) {
 			m = (uint8_t)cur;
 			break;
 		}
-		m = lsw_ecmp_best(q, n, -1, rng);
+		m = lsw_ecmp_best(q, n, live, -1, rng);
 		c->flowlets[m]++;
 		break;
 	default: /* flowlet_random, flowlet_quality */
@@ -149,7 +155,7 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw
 			 * flow is left alone, since moving a lone flow only moves the load. */
 			if (g->rebalance && (busy >> cur & 1) &&
 			    now - ws->last_move >= g->rebalance_iv) {
-				uint8_t b = lsw_ecmp_best(q, n, cur, rng);
+				uint8_t b = lsw_ecmp_best(q, n, live, cur, rng);
 				if (q[b] >= q[cur] + g->margin) {
 					ws->last_move = now;
 					m = b;
@@ -158,8 +164,9 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw
 			}
 			break;
 		}
-		m = g->mode == LSW_ECMP_FLOWLET_RANDOM ? rand_below(rng, n) :
-		    lsw_ecmp_best(q, n, cur, rng);
+		m = g->mode == LSW_ECMP_FLOWLET_RANDOM ?
+		    lsw_ecmp_nth(live, rand_below(rng, (uint8_t)__builtin_popcount(live))) :
+		    lsw_ecmp_best(q, n, live, cur, rng);
 		c->flowlets[m]++;
 		if (cur >= 0 && m != cur)
 			c->reassign[m]++;
@@ -212,8 +219,10 @@ lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
 	uint8_t fields = eg->fields | (eg->mode == LSW_ECMP_HASH_QP ? LSW_HF_ROCE_DQP : 0);
 	uint32_t h = lsw_ecmp_hash_fields(ip->src_addr, ip->dst_addr, pi, fields, eg->seed);
 	uint8_t q[LSW_MAX_ECMP];
-	uint32_t busy = 0;
+	uint32_t busy = 0, live = 0;
 
+	if (unlikely(conf->ecmp_down != 0))
+		live = lsw_ecmp_live(w->dp->fib, conf, g);
 	/* A member whose queue for this class PFC pauses is worse than the worst quality: a
 	 * paused uplink sends nothing and so looks idle to a load-only measure. */
 	if (lsw_ecmp_uses_quality(eg->mode) || eg->rebalance)
@@ -228,6 +237,6 @@ lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
 			    __atomic_load_n(&sig->load_level, __ATOMIC_RELAXED) == LSW_ECMP_LEVELS - 1)
 				busy |= 1u << i;
 		}
-	return lsw_ecmp_choose(eg, &eg->ws[w->idx], eg->tbl[w->idx], g->n, q, busy, h, now,
-			       &w->rng);
+	return lsw_ecmp_choose(eg, &eg->ws[w->idx], eg->tbl[w->idx], g->n, q, busy, live, h,
+			       now, &w->rng);
 }

@@ -193,13 +193,17 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 {
 	/* A group newer than the snapshot (the FIB changes first): hash until it has one. */
 	if (unlikely(gid >= conf->ecmp.n_grp || conf->ecmp.grp[gid].ws == NULL))
-		return (uint8_t)((uint64_t)lsw_hash_mix(crc, conf->ecmp_seed) * g->n >> 32);
+		return lsw_ecmp_hash_live(lsw_hash_mix(crc, conf->ecmp_seed), g->n,
+					  conf->ecmp_down ? lsw_ecmp_live(w->dp->fib, conf, g) : 0);
 	const struct lsw_ecmp_grp *eg = &conf->ecmp.grp[gid];
 	uint8_t i;
 
-	if (likely(eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT))
-		i = (uint8_t)((uint64_t)lsw_hash_mix(crc, eg->seed) * g->n >> 32);
-	else
+	if (likely(eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT)) {
+		uint32_t h = lsw_hash_mix(crc, eg->seed);
+		/* A port down anywhere (rare): the members' ports are checked. */
+		i = likely(conf->ecmp_down == 0) ? (uint8_t)((uint64_t)h * g->n >> 32) :
+		    lsw_ecmp_hash_live(h, g->n, lsw_ecmp_live(w->dp->fib, conf, g));
+	} else
 		i = lsw_ecmp_select(w, conf, eg, g, ip, pi, classify(conf, in_port, ip, pi), now);
 	struct lsw_ecmp_ctr *c = &eg->ws[w->idx].ctr;
 	c->tx[i].pkts++;

@@ -58,6 +58,8 @@ struct lsw_dp_conf {
 	uint32_t arp_tries;       /* requests before held packets are dropped */
 	uint32_t icmp_rate;       /* ICMP errors per second per worker */
 	uint32_t icmp_burst;
+	/* Ports admin or oper down (bit per port): every ECMP mode leaves them out. */
+	uint32_t ecmp_down;
 	struct lsw_dp_port port[LSW_MAX_PORTS];
 	/* Ports each worker owns, derived from port[].owner so the loop need not search. */
 	uint8_t n_owned[LSW_MAX_WORKERS];
@@ -68,6 +70,7 @@ struct lsw_dp_conf {
 	struct lsw_aqm_cfg aqm[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	struct lsw_ecmp_dp ecmp;  /* quality thresholds, group modes (control/ecmp.c) */
 };
+_Static_assert(LSW_MAX_PORTS <= 32, "ecmp_down has a bit per port");
 
 /* Worker to control plane: an ARP packet told us @ip is at @mac on @port. */
 enum lsw_neigh_msg_flag {
@@ -254,6 +257,18 @@ uint8_t lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
 			const struct lsw_ecmp_grp *eg, const struct lsw_nhg *g,
 			const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint8_t tc,
 			uint64_t now);
+/* The members of @g whose port is up (bit per member). */
+static inline uint32_t
+lsw_ecmp_live(const struct lsw_fib *fib, const struct lsw_dp_conf *conf,
+	      const struct lsw_nhg *g)
+{
+	uint32_t live = 0;
+
+	for (uint8_t i = 0; i < g->n; i++)
+		if (!(conf->ecmp_down >> fib->nh[g->member[i]].port & 1))
+			live |= 1u << i;
+	return live;
+}
 
 /* tx.c */
 void lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,

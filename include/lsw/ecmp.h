@@ -180,16 +180,44 @@ lsw_seed_mix(uint32_t seed)
 uint32_t lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_info *pi,
 			      uint8_t fields, uint32_t seed);
 
-/* Member among @n with the best @q (q: 0 = PFC-paused, 1..8 = quality + 1), keeping @cur
- * (-1: none) when it is among the best, else a random one of them. */
-uint8_t lsw_ecmp_best(const uint8_t *q, uint8_t n, int cur, uint64_t *rng);
+/* The @r-th (from 0) member set in @set. */
+static inline uint8_t
+lsw_ecmp_nth(uint32_t set, unsigned int r)
+{
+	for (; r > 0; r--)
+		set &= set - 1;
+	return (uint8_t)__builtin_ctz(set);
+}
+
+/* The member of @n that flow @hash (mixed) hashes to, among the @live ones (bit per
+ * member). A flow whose member is live keeps it; a dead member's flows spread over the
+ * live ones by the hash's fraction within its bucket (uniform, and the same for the same
+ * flow), so that a failure moves only the flows of the member that failed (P3). With no
+ * member live, the hash's own (the packet then drops as its port's). */
+static inline uint8_t
+lsw_ecmp_hash_live(uint32_t hash, uint8_t n, uint32_t live)
+{
+	uint64_t x = (uint64_t)hash * n;
+	uint8_t i = (uint8_t)(x >> 32);
+
+	if (likely(live >> i & 1) || live == 0)
+		return i;
+	return lsw_ecmp_nth(live, (unsigned int)(((x & UINT32_MAX) *
+			    (uint64_t)__builtin_popcount(live)) >> 32));
+}
+
+/* Member among the @live ones of @n (bit per member; none: all) with the best @q
+ * (q: 0 = PFC-paused, 1..8 = quality + 1), keeping @cur (-1: none) when it is among the
+ * best, else a random one of them. */
+uint8_t lsw_ecmp_best(const uint8_t *q, uint8_t n, uint32_t live, int cur, uint64_t *rng);
 
 /* The member for a packet of flow @hash at @now; @q holds the members' qualities as for
  * lsw_ecmp_best (read only by the modes that need them), @busy the members congested (a
- * queue building, or paused). Counts into @ws. */
+ * queue building, or paused), @live those whose port is up: no mode picks a dead member
+ * while a live one is left. Counts into @ws. */
 uint8_t lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws,
 			struct lsw_flowlet *tbl, uint8_t n, const uint8_t *q, uint32_t busy,
-			uint32_t hash, uint64_t now, uint64_t *rng);
+			uint32_t live, uint32_t hash, uint64_t now, uint64_t *rng);
 
 /* Does @mode use a flowlet table? */
 static inline bool

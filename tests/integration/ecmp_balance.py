@@ -9,12 +9,16 @@
    flows that start together) reach a Jain index of at least 0.95.
 2. A paused uplink: its peer sends PFC XOFF for priority 3; while the pause lasts no new
    flowlet of priority-3 traffic goes to it, and once XON comes it takes flowlets again.
+3. A failed uplink (P3): the kernel side of its tap goes down; once lsw's link poll sees
+   it, the surviving members carry its flows (hash: only its flows move) and nothing is
+   dropped as L3_EGRESS_LINK_DOWN; when the link comes back its flows return to it.
 """
 import importlib.machinery
 import importlib.util
 import os
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -98,7 +102,47 @@ def test_paused_uplink():
             peer.close()
 
 
+def test_failed_uplink():
+    tmp = tmpdir("lsw-ecmp-fail-")
+    cfg = ec.config(tmp, 4, 20, tap_uplink0=True)
+    with Lsw(cfg, tmp) as sw:
+        ec.link_up(ec.SRC_IFACE)
+        ec.link_up("lswup0")
+        s = ec.Sender(ec.SRC_IFACE, [ec.roce_frame(i, 0) for i in range(16)], 40)
+        s.start()
+        m = lambda: ec.member_bytes(sw)  # noqa: E731
+
+        def window(seconds=1.0):
+            a = m()
+            time.sleep(seconds)
+            return ec.delta(a, m(), "PACKETS")
+
+        def link_drops():
+            st = sw.rpc("port.stats")["ports"]
+            return sum(p["drops"].get("L3_EGRESS_LINK_DOWN", 0) for p in st.values())
+        try:
+            wait_until(lambda: m()[0]["live"] and m()[0]["PACKETS"] > 0, what="member 0 used")
+            before = window()
+            assert all(x > 0 for x in before), before  # 16 flows on every member
+            subprocess.run(["ip", "link", "set", "lswup0", "down"], check=True)
+            wait_until(lambda: not m()[0]["live"], what="member 0 seen down")
+            drops = link_drops()
+            after = window()
+            assert after[0] == 0 and all(x > 0 for x in after[1:]), (before, after)
+            assert link_drops() == drops == 0, link_drops()
+            # Hash: the other members' flows stayed put, they only gained member 0's.
+            for i in (1, 2, 3):
+                assert after[i] >= before[i] * 0.7, (before, after)
+            subprocess.run(["ip", "link", "set", "lswup0", "up"], check=True)
+            wait_until(lambda: m()[0]["live"], what="member 0 back up")
+            again = window()
+            assert again[0] > 0, again
+        finally:
+            s.stop()
+
+
 def test_ecmp_balance():
+    test_failed_uplink()
     test_paused_uplink()
     test_compare()
 

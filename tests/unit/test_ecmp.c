@@ -134,16 +134,16 @@ test_best(void **state)
 
 	(void)state;
 	/* The current member is kept while it is among the best. */
-	assert_int_equal(lsw_ecmp_best(q, 4, 2, &rng), 2);
-	assert_int_equal(lsw_ecmp_best(q, 4, 1, &rng), 1);
+	assert_int_equal(lsw_ecmp_best(q, 4, 0, 2, &rng), 2);
+	assert_int_equal(lsw_ecmp_best(q, 4, 0, 1, &rng), 1);
 	/* Otherwise a random member of the best band, evenly. */
 	for (int i = 0; i < 10000; i++)
-		hits[lsw_ecmp_best(q, 4, 0, &rng)]++;
+		hits[lsw_ecmp_best(q, 4, 0, 0, &rng)]++;
 	assert_int_equal(hits[0] + hits[3], 0);
 	assert_true(hits[1] > 4500 && hits[2] > 4500);
 	/* A paused member (0) loses even against the worst quality (1). */
 	uint8_t p[3] = {0, 1, 0};
-	assert_int_equal(lsw_ecmp_best(p, 3, 0, &rng), 1);
+	assert_int_equal(lsw_ecmp_best(p, 3, 0, 0, &rng), 1);
 }
 
 static struct lsw_ecmp_grp
@@ -169,25 +169,25 @@ test_flowlet(void **state)
 	uint8_t q[3] = {8, 4, 4};
 
 	(void)state;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_A, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 0, FLOW_A, now, &rng), 0);
 	assert_int_equal(ws.ctr.flowlets[0], 1);
 	q[0] = 1; /* member 0 congests: the flow stays while it has no gap */
 	for (int i = 0; i < 10; i++) {
 		now += 200 * US;
-		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_A, now, &rng), 0);
+		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 0, FLOW_A, now, &rng), 0);
 	}
 	now += 257 * US; /* a gap: a new flowlet, to one of the best */
-	uint8_t m = lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_A, now, &rng);
+	uint8_t m = lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 0, FLOW_A, now, &rng);
 	assert_true(m == 1 || m == 2);
 	assert_int_equal(ws.ctr.flowlets[m], 1);
 	assert_int_equal(ws.ctr.reassign[m], 1);
 	/* Exactly the inactivity time is still the same flowlet. */
 	now += 256 * US;
 	q[m] = 1;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_A, now, &rng), m);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 0, FLOW_A, now, &rng), m);
 	/* Another flow (another bucket) is independent. */
 	q[0] = 8;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, FLOW_B, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 0, FLOW_B, now, &rng), 0);
 }
 
 /* Reactive rebalance: an active flow on a congested member moves to one better by the
@@ -204,24 +204,24 @@ test_rebalance(void **state)
 	(void)state;
 	g.rebalance = 1;
 	g.inactivity = 10000 * US; /* flows that never pause */
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, FLOW_A, now, &rng), 0);
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, FLOW_B, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 0, FLOW_A, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 0, FLOW_B, now, &rng), 0);
 	q[0] = 7;
 	q[1] = 8; /* better by 1: below the margin of 2 */
 	now += 600 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_A, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 0, FLOW_A, now, &rng), 0);
 	q[0] = 5; /* better by 3, but member 0 is not congested */
 	now += 100 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, FLOW_A, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 0, FLOW_A, now, &rng), 0);
 	now += 100 * US; /* congested: the first packet moves its flow */
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_A, now, &rng), 1);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 0, FLOW_A, now, &rng), 1);
 	assert_int_equal(ws.ctr.rebalance[1], 1);
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_A, now + 1, &rng), 1);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 0, FLOW_A, now + 1, &rng), 1);
 	/* The second flow waits for the next interval. */
 	now += 100 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_B, now, &rng), 0);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 0, FLOW_B, now, &rng), 0);
 	now += 400 * US;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, FLOW_B, now, &rng), 1);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 0, FLOW_B, now, &rng), 1);
 	assert_int_equal(ws.ctr.rebalance[1], 2);
 	assert_int_equal(ws.ctr.flowlets[0] + ws.ctr.flowlets[1], 2);
 }
@@ -241,33 +241,33 @@ test_modes(void **state)
 	(void)state;
 	struct lsw_ecmp_grp g = grp(LSW_ECMP_HASH, &ws);
 	for (uint32_t h = 0; h < 1000; h++)
-		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, h * 0x9e3779b9u, now, &rng),
+		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, h * 0x9e3779b9u, now, &rng),
 				 (uint8_t)(((uint64_t)(h * 0x9e3779b9u) * 4) >> 32));
 	g = grp(LSW_ECMP_PACKET_RANDOM, &ws);
 	for (int i = 0; i < 4000; i++)
-		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 5, now, &rng)]++;
+		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, 5, now, &rng)]++;
 	for (int i = 0; i < 4; i++)
 		assert_true(hits[i] > 800);
 	g = grp(LSW_ECMP_PACKET_QUALITY, &ws);
 	q[2] = 9;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 5, now, &rng), 2);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, 5, now, &rng), 2);
 	q[2] = 1;
 	q[3] = 9;
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 5, ++now, &rng), 3);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, 5, ++now, &rng), 3);
 	assert_int_equal(ws.ctr.reassign[3], 1);
 	memset(tbl, 0, sizeof(tbl));
 	g = grp(LSW_ECMP_FIXED, &ws);
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 6, now, &rng), 3);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, 6, now, &rng), 3);
 	q[3] = 1;
 	q[0] = 9;
 	now += 1000000 * US; /* a long gap, a better member: still pinned */
-	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 6, now, &rng), 3);
+	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, 6, now, &rng), 3);
 	memset(tbl, 0, sizeof(tbl));
 	memset(hits, 0, sizeof(hits));
 	g = grp(LSW_ECMP_FLOWLET_RANDOM, &ws);
 	for (int i = 0; i < 4000; i++) {
 		now += 300 * US; /* every packet a new flowlet */
-		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 7, now, &rng)]++;
+		hits[lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, 7, now, &rng)]++;
 	}
 	for (int i = 0; i < 4; i++)
 		assert_true(hits[i] > 800);
@@ -386,6 +386,159 @@ test_tables_kept(void **state)
 	t_switch_free(t);
 }
 
+/* A group of three over Ethernet4, Ethernet8 and Ethernet12 (reference/loadbalance.md P3). */
+#define ECMP3_CONFIG(mode) \
+	"{\"STATIC_ROUTE\": {\"10.6.0.0/16\": {\"nexthop\": \"10.0.1.1,10.0.1.3,192.168.5.9\"}}," \
+	" \"NEIGH\": {\"Ethernet12|192.168.5.9\": {\"neigh\": \"02:00:00:00:0c:01\"}}," \
+	" \"ECMP\": {\"GLOBAL\": {\"sample_interval\": 10}, \"10.6.0.0/16\": {\"mode\": \"" mode "\"}}}"
+
+/* 64 flows (UDP source ports 1..64; RoCE, QP @qp, or QP = the port when @qp is 0) to
+ * 10.6.0.9: the port each went out on, in @out[sport]. */
+static void
+send_flows(struct t_switch *t, uint64_t now, uint32_t qp, uint16_t sports, uint16_t *out)
+{
+	static const uint16_t ports[] = {T_PORT4, T_PORT8, T_PORT12};
+
+	for (uint16_t sport = 1; sport <= 64; sport++) {
+		struct t_flow f = {.dst = "10.6.0.9", .payload = 100, .vlan = -1,
+				   .sport = sports ? sports : sport, .dport = 4791};
+		uint16_t len = t_build_ipv4(buf, &f);
+		uint32_t dqpn = qp ? qp : sport;
+		uint8_t *bth = buf + 42; /* Ethernet, IPv4, UDP */
+		memset(bth, 0, 12);
+		bth[5] = (uint8_t)(dqpn >> 16);
+		bth[6] = (uint8_t)(dqpn >> 8);
+		bth[7] = (uint8_t)dqpn;
+		t_rx(t, T_PORT0, buf, len, now);
+		out[sport] = UINT16_MAX;
+		for (unsigned int i = 0; i < RTE_DIM(ports); i++) {
+			struct rte_mbuf *m = t_tx_take(t, ports[i]);
+			if (m == NULL)
+				continue;
+			assert_int_equal(out[sport], UINT16_MAX);
+			out[sport] = ports[i];
+			rte_pktmbuf_free(m);
+		}
+	}
+}
+
+/* The id of the group over three members. */
+static uint32_t
+grp_id(struct t_switch *t)
+{
+	const struct lsw_fib *fib = t->sw.dp.fib;
+	uint32_t v;
+
+	assert_int_equal(rte_lpm_lookup(fib->lpm, t_ip("10.6.0.9"), &v), 0);
+	return v;
+}
+
+static uint64_t
+link_down_drops(struct t_switch *t)
+{
+	uint64_t n = 0;
+
+	for (uint16_t p = 0; p < 4; p++)
+		n += t_drops(t, p, LSW_DROP_L3_EGRESS_LINK_DOWN);
+	return n;
+}
+
+/* An uplink fails (oper down, or admin down): no mode sends to it, nothing is dropped as
+ * L3_EGRESS_LINK_DOWN; in hash modes only its flows move, and they come back when it does
+ * (P3). */
+static void
+check_member_down(const char *mode, bool admin)
+{
+	char patch[1024];
+	snprintf(patch, sizeof(patch), ECMP3_CONFIG("%s"), mode);
+	struct t_switch *t = ecmp_switch(patch);
+	uint16_t before[65], after[65], back[65];
+	uint64_t now = 1000;
+	bool sticky = strcmp(mode, "packet_random") != 0 && strcmp(mode, "packet_quality") != 0;
+
+	for (int i = 0; i < 3; i++, now += 10 * US)
+		for (uint16_t p = T_PORT4; p <= T_PORT12; p++)
+			lsw_ecmp_poll(&t->w, t->conf, p, now);
+	send_flows(t, now, 0, 0, before);
+	if (admin)
+		t->sw.cfg->port[T_PORT8].admin_up = false;
+	else
+		t->sw.port[T_PORT8].link_down = true;
+	t_rebuild(t);
+	assert_true(t->conf->ecmp_down == 1u << T_PORT8);
+	now += 10 * US; /* within the flowlet gap: flows stay where they were */
+	send_flows(t, now, 0, 0, after);
+	unsigned int moved = 0, on8 = 0;
+	for (int f = 1; f <= 64; f++) {
+		assert_true(after[f] == T_PORT4 || after[f] == T_PORT12);
+		on8 += before[f] == T_PORT8;
+		if (before[f] == T_PORT8)
+			moved++;
+		else if (sticky)
+			assert_int_equal(after[f], before[f]);
+	}
+	assert_true(on8 > 0 && moved == on8);
+	assert_int_equal(link_down_drops(t), 0);
+	/* Back up: hash flows return to where they were. */
+	if (admin)
+		t->sw.cfg->port[T_PORT8].admin_up = true;
+	else
+		t->sw.port[T_PORT8].link_down = false;
+	t_rebuild(t);
+	assert_int_equal(t->conf->ecmp_down, 0);
+	now += 10 * US;
+	send_flows(t, now, 0, 0, back);
+	if (strncmp(mode, "hash", 4) == 0)
+		assert_memory_equal(&back[1], &before[1], 64 * sizeof(back[0]));
+	unsigned int again = 0;
+	now += 100000 * US; /* past every flowlet gap: new flowlets may take it again */
+	for (int k = 0; k < 4 && again == 0; k++, now += 100000 * US) {
+		for (uint16_t p = T_PORT4; p <= T_PORT12; p++)
+			lsw_ecmp_poll(&t->w, t->conf, p, now);
+		send_flows(t, now, 0, 0, back);
+		for (int f = 1; f <= 64; f++)
+			again += back[f] == T_PORT8;
+	}
+	/* Modes without a preference take it again; the quality ones keep a flow on a member
+	 * that is among the best (all are idle here), and fixed keeps it where it went. */
+	if (!lsw_ecmp_uses_quality(t->conf->ecmp.grp[grp_id(t)].mode))
+		assert_true(again > 0);
+	t_switch_free(t);
+}
+
+static void
+test_member_down(void **state)
+{
+	static const char *const modes[] = {"hash", "hash_qp", "flowlet_random",
+		"flowlet_quality", "packet_quality", "packet_random", "fixed"};
+
+	(void)state;
+	for (unsigned int i = 0; i < RTE_DIM(modes); i++)
+		check_member_down(modes[i], false);
+	check_member_down("hash", true);
+}
+
+/* P2 through the forwarding path: 64 RoCE flows that differ only in their destination QP
+ * all take one member under hash and spread over all three under hash_qp. */
+static void
+test_qp_flows(void **state)
+{
+	uint16_t out[65];
+
+	(void)state;
+	for (int qp_mode = 0; qp_mode <= 1; qp_mode++) {
+		struct t_switch *t = ecmp_switch(qp_mode ? ECMP3_CONFIG("hash_qp") :
+						 ECMP3_CONFIG("hash"));
+		unsigned int used[4] = {0}, n = 0;
+		send_flows(t, 1000, 0, 4000, out); /* one UDP port: QPs 1..64 */
+		for (int f = 1; f <= 64; f++)
+			if (used[out[f]]++ == 0)
+				n++;
+		assert_int_equal(n, qp_mode ? 3 : 1);
+		t_switch_free(t);
+	}
+}
+
 static const char *const bads[][3] = {
 	{"{\"ECMP\": {\"GLOBAL\": {\"mode\": \"ecmp\"}}}", "$.ECMP.GLOBAL.mode", "one of"},
 	{"{\"ECMP\": {\"GLOBAL\": {\"load_weight\": 60}}}", "$.ECMP.GLOBAL.load_weight",
@@ -442,6 +595,8 @@ main(void)
 		cmocka_unit_test(test_hash_qp),
 		cmocka_unit_test(test_paused_member),
 		cmocka_unit_test(test_tables_kept),
+		cmocka_unit_test(test_member_down),
+		cmocka_unit_test(test_qp_flows),
 		cmocka_unit_test(test_bad),
 	};
 
