@@ -573,6 +573,9 @@ computed_profile(struct lsw_config *c, uint16_t port, const char *path, struct l
 		.pool = (uint16_t)pool, .mode = q->pool[pool].mode,
 		.dynamic_th = q->buf.default_dynamic_th, .static_th = q->pool[pool].size,
 		.size = h.size, .xoff = h.xoff, .xon = h.xon, .computed = true,
+		/* XON once the PG is xon (the pipeline latency) below its XOFF point: with 0,
+		 * XOFF and XON are a cell apart and a PG hovering there sends a pair per cell. */
+		.xon_offset = h.xon,
 	};
 	snprintf(pr->name, sizeof(pr->name), "%s", name);
 	return q->n_profiles++;

@@ -60,25 +60,26 @@ lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
 	return LSW_DROP_NONE;
 }
 
-/* Token bucket for originated errors, in units of 1/tsc_hz of a token. */
-static bool
-icmp_allow(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
+/* The switch-wide limit on originated errors (icmp_rate per second, icmp_burst at once),
+ * shared by every worker: N workers must not send N times the rate. A token bucket kept as
+ * one word (GCRA: the time the bucket would be full again), so that a compare-and-swap
+ * updates it without a lock; errors are rare next to packets. */
+bool
+lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_dp_conf *conf, uint64_t now)
 {
-	uint64_t hz = w->dp->tsc_hz, cap = (uint64_t)conf->icmp_burst * hz;
-	uint64_t elapsed = now - w->icmp_last;
-
-	w->icmp_last = now;
-	if (elapsed > cap) /* also bounds elapsed * rate below */
-		elapsed = cap;
-	uint64_t add = elapsed * conf->icmp_rate;
-	/* Saturating: the bucket starts (UINT64_MAX) and stays at most full. */
-	if (w->icmp_tokens >= cap || add >= cap - w->icmp_tokens)
-		w->icmp_tokens = cap;
-	else
-		w->icmp_tokens += add;
-	if (w->icmp_tokens < hz)
+	if (conf->icmp_rate == 0 || conf->icmp_burst == 0)
 		return false;
-	w->icmp_tokens -= hz;
+	const uint64_t step = RTE_MAX(dp->tsc_hz / conf->icmp_rate, UINT64_C(1));
+	const uint64_t tau = (uint64_t)(conf->icmp_burst - 1) * step;
+	uint64_t tat = __atomic_load_n(&dp->icmp_tat, __ATOMIC_RELAXED), next;
+
+	do {
+		uint64_t base = (int64_t)(tat - now) > 0 ? tat : now;
+		if (base - now > tau)
+			return false;
+		next = base + step;
+	} while (!__atomic_compare_exchange_n(&dp->icmp_tat, &tat, next, true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
 	return true;
 }
 
@@ -108,7 +109,7 @@ lsw_icmp_error(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 	if (src == 0 || is_icmp_error(oip, pi) ||
 	    (oip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)))
 		return;
-	if (!icmp_allow(w, conf, now)) {
+	if (!lsw_icmp_allow(w->dp, conf, now)) {
 		w->ctr->event[LSW_EV_ICMP_RATE_LIMITED]++;
 		return;
 	}

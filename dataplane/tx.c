@@ -271,8 +271,11 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 	}
 	lsw_shaper_refill(s, c, hz, now);
 	/* Switch-originated frames go first and are never held back by the shaper; their
-	 * bytes still count against it. */
-	while (unlikely(lsw_fifo_count(&s->ctl) != 0) && n < LSW_BURST) {
+	 * bytes still count against it. An 802.3x PAUSE stops them too (it stops the MAC's
+	 * every data frame: ARP and ICMP are data frames); PFC stops only its priorities. */
+	const bool port_paused = unlikely(s->pfc.port_paused) &&
+				 (int64_t)(s->pfc.port_until - now) > 0;
+	while (unlikely(lsw_fifo_count(&s->ctl) != 0) && n < LSW_BURST && !port_paused) {
 		m = lsw_fifo_pop(&s->ctl);
 		s->tokens -= (int64_t)((m->pkt_len + c->overhead) * bit_ticks);
 		pkts[n++] = m;
@@ -331,8 +334,13 @@ lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t p
 	const struct lsw_sched_cfg *c = &conf->sched[port];
 	uint64_t best = UINT64_MAX;
 
-	if (lsw_fifo_count(&s->ctl) || s->pfc.tx_xoff || s->pfc.tx_xon)
+	if (s->pfc.tx_xoff || s->pfc.tx_xon)
 		return 0;
+	if (lsw_fifo_count(&s->ctl) != 0) {
+		if (!s->pfc.port_paused || (int64_t)(s->pfc.port_until - now) <= 0)
+			return 0;
+		best = s->pfc.port_until - now; /* 802.3x PAUSE holds them */
+	}
 	if (s->n_pend) /* the PMD was full: look again in a microsecond */
 		return w->dp->tsc_hz / 1000000;
 	/* A PG pausing its peer must refresh the XOFF before the peer's timer runs out. */

@@ -22,7 +22,6 @@ lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned 
 	w->lcore = lcore;
 	w->ctr = &dp->ctr[idx];
 	w->mmu = dp->mmu[idx];
-	w->icmp_tokens = UINT64_MAX; /* a full bucket */
 	w->rng = 0x9e3779b97f4a7c15ull * (idx + 1u); /* any non-zero seed */
 }
 

@@ -56,7 +56,7 @@ struct lsw_dp_conf {
 	uint8_t cnp_tc;               /* LSW_CNP_TC_DSCP: classify CNPs by their DSCP */
 	uint32_t arp_retry_ms;    /* ARP request interval for a held next hop */
 	uint32_t arp_tries;       /* requests before held packets are dropped */
-	uint32_t icmp_rate;       /* ICMP errors per second per worker */
+	uint32_t icmp_rate;       /* ICMP errors per second, switch-wide */
 	uint32_t icmp_burst;
 	/* Ports admin or oper down (bit per port): every ECMP mode leaves them out. */
 	uint32_t ecmp_down;
@@ -107,6 +107,8 @@ struct lsw_dp {
 	uint8_t snap_mode;          /* cp: relaxed store of LSW_SNAP_* bits; dp: relaxed load */
 	/* Uplink quality of each port: its owner worker writes, every worker reads. */
 	struct lsw_ecmp_sig *ecmp_sig;                 /* cp: [LSW_MAX_PORTS] at start-up */
+	/* ICMP error limit, switch-wide: tsc when the bucket is full again (icmp.c). */
+	uint64_t icmp_tat;                             /* dp: every worker, compare-and-swap */
 };
 
 struct lsw_txbuf {
@@ -135,8 +137,6 @@ struct lsw_worker {
 	struct lsw_lcore_counters *ctr;
 	uint16_t n_held;                 /* busy hold slots */
 	struct lsw_hold_slot hold[LSW_HOLD_SLOTS];
-	uint64_t icmp_tokens;            /* ICMP error token bucket, in tokens * tsc_hz */
-	uint64_t icmp_last;
 	struct lsw_mmu_lcore *mmu;       /* this worker's MMU share */
 	uint16_t n_adm;                  /* routed packets waiting for admission */
 	struct rte_mbuf *adm[LSW_BURST];
@@ -197,6 +197,8 @@ lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint
 }
 
 /* icmp.c */
+/* May a worker send an ICMP error at @now? Takes a token of the switch-wide bucket. */
+bool lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_dp_conf *conf, uint64_t now);
 enum lsw_drop lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
 				  const struct lsw_dp_port *port);
 void lsw_icmp_error(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,

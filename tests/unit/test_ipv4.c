@@ -192,6 +192,14 @@ test_icmp_rate_limit(void **state)
 	}
 	assert_int_equal(t_event(t, LSW_EV_ICMP_ERROR_TX), 110);
 	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_TTL), 170);
+	/* The bucket is the switch's, not the worker's: another worker gets nothing now, and
+	 * what the rate gives back is shared (1 ms: one error, whoever sends it). */
+	assert_false(lsw_icmp_allow(&t->sw.dp, t->conf, now));
+	now += T_HZ / 1000;
+	assert_true(lsw_icmp_allow(&t->sw.dp, t->conf, now));
+	t_rx(t, T_PORT0, buf, len, now);
+	assert_int_equal(t_event(t, LSW_EV_ICMP_ERROR_TX), 110);
+	assert_int_equal(t_event(t, LSW_EV_ICMP_RATE_LIMITED), 61);
 	t_switch_free(t);
 }
 

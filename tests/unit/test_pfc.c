@@ -188,10 +188,22 @@ test_pause_8023x(void **state)
 	assert_int_equal(sched(t, 3)->pfc.port_paused, 0);
 	t_rx(t, 3, buf, 60, until + 10);
 	assert_int_equal(sched(t, 3)->pause_until[5], until + 10 + 5242);
+	/* Frames the switch makes (ARP, ICMP) wait too: 802.3x stops every data frame. */
+	uint8_t arp[64];
+	assert_int_equal(t_start_ports(t), 0);
+	uint16_t len = t_build_arp(arp, 1, "02:00:00:00:0c:09", "10.0.3.1", "00:00:00:00:00:00",
+				   "10.0.3.0", "ff:ff:ff:ff:ff:ff");
+	t_rx(t, 3, arp, len, until + 11);
+	assert_int_equal(lsw_fifo_count(&sched(t, 3)->ctl), 1);
+	assert_int_equal(lsw_egress_run(&t->w, t->conf, 3, until + 12), 0);
+	assert_int_equal(lsw_fifo_count(&sched(t, 3)->ctl), 1); /* still held */
+	assert_true(lsw_egress_wait(&t->w, t->conf, 3, until + 12) >= 5242 - 2);
 	buf[16] = 0x00, buf[17] = 0x00;
 	t_rx(t, 3, buf, 60, until + 20);
 	assert_true(sched(t, 3)->pause_until[5] <= until + 20);
 	assert_int_equal(t_event(t, LSW_EV_PAUSE_RX), 3);
+	assert_int_equal(lsw_egress_wait(&t->w, t->conf, 3, until + 21), 0);
+	assert_int_equal(lsw_egress_run(&t->w, t->conf, 3, until + 21), 1); /* the ARP reply */
 	t_switch_free(t);
 }
 

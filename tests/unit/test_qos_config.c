@@ -111,6 +111,7 @@ test_good(void **state)
 	int p = profile(c, "pg_lossless_100000_5m_profile");
 	assert_true(p >= 0);
 	assert_true(q->profile[p].computed && q->profile[p].xoff > 0);
+	assert_int_equal(q->profile[p].xon_offset, q->profile[p].xon); /* hysteresis */
 	assert_int_equal(q->port[0].pg_profile[3], p);
 	assert_int_equal(q->port[0].pg_profile[4], p);
 	assert_int_equal(q->port[0].pg_profile[0], profile(c, "ingress_lossy_profile"));
