@@ -19,7 +19,7 @@ static const char *const tables[] = {
 	"LOSSLESS_TRAFFIC_PATTERN", "DEFAULT_LOSSLESS_BUFFER_PARAMETER", "DSCP_TO_TC_MAP",
 	"DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "PORT_QOS_MAP",
 	"SCHEDULER", "QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE",
-	"PFC_WD", "WRED_PROFILE", NULL,
+	"TC_TO_DOT1P_MAP", "PFC_WD", "WRED_PROFILE", NULL,
 };
 
 static void
@@ -318,7 +318,7 @@ parse_lsw_port(json_t *o, const char *path, struct lsw_config *c, struct lsw_por
 	       struct lsw_errs *errs)
 {
 	static const char *const fields[] = {
-		"devargs", "mac", "lcore", "pfc_quanta", "rx_pause", NULL,
+		"devargs", "mac", "lcore", "pfc_quanta", "rx_pause", "priority_tagging", NULL,
 	};
 	char p[LSW_PATH_LEN];
 	const char *s;
@@ -362,6 +362,10 @@ parse_lsw_port(json_t *o, const char *path, struct lsw_config *c, struct lsw_por
 	if ((v = json_object_get(o, "rx_pause")) != NULL) {
 		lsw_path_key(p, path, "rx_pause");
 		lsw_jv_bool(v, p, &pc->rx_pause, errs);
+	}
+	if ((v = json_object_get(o, "priority_tagging")) != NULL) {
+		lsw_path_key(p, path, "priority_tagging");
+		lsw_jv_bool(v, p, &pc->prio_tag, errs);
 	}
 }
 

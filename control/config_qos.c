@@ -16,11 +16,11 @@
 
 static const char *const map_tables[LSW_MAP_KINDS] = {
 	"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP",
-	"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE",
+	"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "TC_TO_DOT1P_MAP",
 };
 static const char *const map_fields[LSW_MAP_KINDS] = {
 	"dscp_to_tc_map", "dot1p_to_tc_map", "tc_to_pg_map", "tc_to_queue_map",
-	"pfc_to_pg_map", "pfc_to_queue_map",
+	"pfc_to_pg_map", "pfc_to_queue_map", "tc_to_dot1p_map",
 };
 
 /* SONiC's AZURE maps (reference/buffers.md 5), always present under that name. */
@@ -734,8 +734,8 @@ parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 {
 	static const char *const fields[] = {
 		"dscp_to_tc_map", "dot1p_to_tc_map", "tc_to_pg_map", "tc_to_queue_map",
-		"pfc_to_pg_map", "pfc_to_queue_map", "pfc_enable", "pfcwd_sw_enable",
-		"pfc_watchdog_status", NULL,
+		"pfc_to_pg_map", "pfc_to_queue_map", "tc_to_dot1p_map", "pfc_enable",
+		"pfcwd_sw_enable", "pfc_watchdog_status", NULL,
 	};
 	static const char *const wd_states[] = {"disable", "enable", NULL};
 	char p[LSW_PATH_LEN], pf[LSW_PATH_LEN];

@@ -29,6 +29,33 @@ find_port(const char *devargs, bool is_pci, uint16_t *port_id)
 	return rte_eth_dev_get_port_by_name(name, port_id);
 }
 
+/* A NIC's own 802.3x flow control would pause the link behind lsw's back and swallow the
+ * PAUSE and PFC frames lsw must see: turn it off and ask the MAC to pass control frames
+ * up. Virtual ports have no MAC flow control (ENOTSUP, said at debug level); a NIC that
+ * refuses is named, since PFC through it then depends on the NIC (README, PFC). */
+static void
+mac_flow_ctrl(const struct lsw_port_conf *pc, uint16_t port_id)
+{
+	struct rte_eth_fc_conf fc;
+	int rc = rte_eth_dev_flow_ctrl_get(port_id, &fc);
+
+	if (rc == 0) {
+		fc.mode = RTE_ETH_FC_NONE;
+		fc.autoneg = 0;
+		fc.mac_ctrl_frame_fwd = 1;
+		rc = rte_eth_dev_flow_ctrl_set(port_id, &fc);
+	}
+	if (rc == 0)
+		LSW_LOG(INFO, "%s: the NIC's flow control off, MAC control frames passed up",
+			pc->name);
+	else if (rc == -ENOTSUP && !pc->is_pci)
+		LSW_LOG(DEBUG, "%s: no MAC flow control to turn off", pc->name);
+	else
+		LSW_LOG(WARNING, "%s: cannot turn the NIC's flow control off or pass MAC control "
+			"frames up (%s): PFC and PAUSE frames may not reach lsw", pc->name,
+			rte_strerror(-rc));
+}
+
 static int
 port_start(struct lsw_switch *sw, uint16_t idx)
 {
@@ -74,6 +101,7 @@ port_start(struct lsw_switch *sw, uint16_t idx)
 		return rc;
 	}
 	rt->started = true;
+	mac_flow_ctrl(pc, rt->port_id);
 	/* Configure keeps the MTU inside ethdev; set_mtu also reaches the device (net_tap's
 	 * kernel interface), so that both sides agree on the largest frame. */
 	rc = rte_eth_dev_set_mtu(rt->port_id, pc->mtu);

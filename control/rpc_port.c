@@ -17,12 +17,12 @@ port_json(struct lsw_switch *sw, uint16_t i)
 		lsw_fmt_prefix(buf, sizeof(buf), pc->addr[a].ip, pc->addr[a].plen);
 		json_array_append_new(addrs, json_string(buf));
 	}
-	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:o, s:s}",
+	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:o, s:s, s:b}",
 		"name", pc->name, "index", i, "port_id", rt->port_id, "devargs", pc->devargs,
 		"driver", rt->driver, "mac", mac, "mtu", pc->mtu, "speed", rt->speed,
 		"admin_status", pc->admin_up ? "up" : "down",
 		"oper_status", lsw_port_oper_status(sw, i), "lcore", pc->lcore, "addresses", addrs,
-		"alias", pc->alias);
+		"alias", pc->alias, "priority_tagging", pc->prio_tag);
 }
 
 static json_t *

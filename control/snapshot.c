@@ -159,6 +159,9 @@ lsw_snapshot_build(struct lsw_switch *sw)
 				p->pg_prios[pg] |= (uint8_t)(1u << prio);
 		}
 		p->wd_drop = sw->wd_drop[i];
+		p->prio_tag = pc->prio_tag;
+		memcpy(p->tc_pcp, c->qos.map[LSW_MAP_TC_TO_DOT1P][pq->map[LSW_MAP_TC_TO_DOT1P]].v,
+		       sizeof(p->tc_pcp));
 		d->owned[p->owner][d->n_owned[p->owner]++] = (uint8_t)i;
 		build_sched(sw, i, &d->sched[i], d->aqm[i]);
 	}

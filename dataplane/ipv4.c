@@ -299,15 +299,14 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		return;
 	}
 	lsw_ipv4_ttl_dec(ip);
-	/* Routed ports send untagged: dropping the 4 tag bytes leaves the inner EtherType in
-	 * place and the MACs are rewritten below anyway. */
-	if (pi->flags & LSW_PF_VLAN)
-		rte_pktmbuf_adj(m, 4);
 	if (likely(mac & LSW_NH_MAC_VALID)) {
-		lsw_l2_write(m, mac, &op->mac, LSW_ETHERTYPE_IPV4);
+		lsw_l2_routed(m, mac, op, tc, pi->flags & LSW_PF_VLAN, LSW_ETHERTYPE_IPV4);
 		ipv4_output(w, conf, out, m);
 		return;
 	}
+	/* Held untagged: the header is written when the neighbor resolves. */
+	if (pi->flags & LSW_PF_VLAN)
+		rte_pktmbuf_adj(m, 4);
 	lsw_neigh_hold(w, conf, in_port, out, nh_ip, m, now);
 	return;
 

@@ -188,7 +188,8 @@ lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t no
 						       s->pkt[i]);
 					continue;
 				}
-				lsw_l2_write(s->pkt[i], mac, &p->mac, LSW_ETHERTYPE_IPV4);
+				lsw_l2_routed(s->pkt[i], mac, p, lsw_meta(s->pkt[i])->tc, false,
+					      LSW_ETHERTYPE_IPV4);
 				w->ctr->event[LSW_EV_NEIGH_RELEASED]++;
 				lsw_ipv4_output(w, conf, s->port, s->pkt[i]);
 				released = true;

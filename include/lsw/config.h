@@ -47,6 +47,7 @@ struct lsw_port_conf {
 	int lcore;                         /* owner worker lcore; -1 = round-robin */
 	uint16_t pfc_quanta;               /* LSW_PORT.pfc_quanta: time of our XOFF frames */
 	bool rx_pause;                     /* LSW_PORT.rx_pause: honour 802.3x PAUSE */
+	bool prio_tag;                     /* LSW_PORT.priority_tagging: VID 0, PCP from TC */
 	uint8_t n_addr;
 	struct lsw_addr addr[LSW_MAX_ADDRS];
 };

@@ -43,6 +43,9 @@ struct lsw_dp_port {
 	uint8_t pg_prios[8];          /* our PG -> pfc_enable priorities it pauses the peer for */
 	uint8_t wd_ignore_pause;      /* queues whose received pause is ignored (watchdog) */
 	uint8_t wd_drop;              /* queues stormed with action drop (watchdog) */
+	/* Routed frames leave priority-tagged (VID 0) with this PCP per TC; 0: untagged. */
+	uint8_t prio_tag;
+	uint8_t tc_pcp[LSW_NUM_TC];
 };
 
 /* The configuration the workers run with. Immutable once published: the control plane builds
@@ -308,6 +311,28 @@ lsw_l2_write(struct rte_mbuf *m, uint64_t dmac, const struct rte_ether_addr *sma
 	lsw_u64_to_mac(dmac, &eth->dst_addr);
 	rte_ether_addr_copy(smac, &eth->src_addr);
 	eth->ether_type = rte_cpu_to_be_16(ethertype);
+}
+
+/* The Ethernet header of a routed frame of traffic class @tc leaving by @op, in place of
+ * the one it came with (@tagged: with an 802.1Q tag, whose 4 bytes are reused or dropped).
+ * Untagged, or priority-tagged (VID 0, the PCP from the port's TC_TO_DOT1P_MAP) on ports
+ * whose peer trusts PCP: without it a NIC that classifies by PCP sees every routed frame
+ * as priority 0. A frame with no headroom for the tag leaves untagged. */
+static inline void
+lsw_l2_routed(struct rte_mbuf *m, uint64_t dmac, const struct lsw_dp_port *op, uint8_t tc,
+	      bool tagged, uint16_t ethertype)
+{
+	if (likely(!op->prio_tag) || (!tagged && rte_pktmbuf_prepend(m, 4) == NULL)) {
+		if (tagged)
+			rte_pktmbuf_adj(m, 4);
+		lsw_l2_write(m, dmac, &op->mac, ethertype);
+		return;
+	}
+	lsw_l2_write(m, dmac, &op->mac, RTE_ETHER_TYPE_VLAN);
+	struct rte_vlan_hdr *v = rte_pktmbuf_mtod_offset(m, struct rte_vlan_hdr *,
+							 RTE_ETHER_HDR_LEN);
+	v->vlan_tci = rte_cpu_to_be_16((uint16_t)(op->tc_pcp[tc] << 13));
+	v->eth_proto = rte_cpu_to_be_16(ethertype);
 }
 
 #endif

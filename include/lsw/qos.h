@@ -76,6 +76,7 @@ enum lsw_map_kind {
 	LSW_MAP_DSCP_TO_TC, LSW_MAP_DOT1P_TO_TC, LSW_MAP_TC_TO_PG, LSW_MAP_TC_TO_QUEUE,
 	LSW_MAP_PFC_TO_PG,    /* PFC_PRIORITY_TO_PRIORITY_GROUP_MAP: whose PG pauses a priority */
 	LSW_MAP_PFC_TO_QUEUE, /* MAP_PFC_PRIORITY_TO_QUEUE: which queue a received PFC pauses */
+	LSW_MAP_TC_TO_DOT1P,  /* TC_TO_DOT1P_MAP: the PCP of priority-tagged frames we send */
 	LSW_MAP_KINDS
 };
 

@@ -87,6 +87,54 @@ test_vlan0_stripped(void **state)
 	t_switch_free(t);
 }
 
+/* LSW_PORT.priority_tagging: routed frames leave Ethernet4 with VID 0 and the PCP of their
+ * TC (TC_TO_DOT1P_MAP), whether they came tagged or not (other ports stay untagged:
+ * test_vlan0_stripped). Bad values are refused by path. */
+static void
+test_priority_tagging(void **state)
+{
+	static const char *const bads[][3] = {
+		{"{\"LSW_PORT\": {\"Ethernet4\": {\"priority_tagging\": \"yes\"}}}",
+		 "$.LSW_PORT.Ethernet4.priority_tagging", "true or false"},
+		{"{\"TC_TO_DOT1P_MAP\": {\"P\": {\"8\": \"1\"}}}", "$.TC_TO_DOT1P_MAP.P['8']",
+		 "traffic classes"},
+		{"{\"PORT_QOS_MAP\": {\"Ethernet4\": {\"tc_to_dot1p_map\": \"NOPE\"}}}",
+		 "$.PORT_QOS_MAP.Ethernet4.tc_to_dot1p_map", "NOPE"},
+	};
+	struct lsw_errs errs;
+	struct lsw_config *c = t_config_patch(T_CONFIG,
+		"{\"LSW_PORT\": {\"Ethernet4\": {\"priority_tagging\": true}},"
+		" \"TC_TO_DOT1P_MAP\": {\"P\": {\"3\": \"5\", \"1\": \"2\"}},"
+		" \"PORT_QOS_MAP\": {\"Ethernet4\": {\"tc_to_dot1p_map\": \"P\"}}}", &errs);
+
+	(void)state;
+	t_config_refused(T_CONFIG, bads, RTE_DIM(bads));
+	assert_non_null(c);
+	char *doc = json_dumps(c->doc, 0);
+	lsw_config_free(c);
+	struct t_switch *t = t_switch_new(doc);
+	free(doc);
+	/* DSCP 3 is TC 3 (AZURE), DSCP 0 TC 1; the second one arrives priority-tagged. */
+	for (int i = 0; i < 2; i++) {
+		struct t_flow f = {.dst = "10.2.3.4", .payload = 100, .vlan = i ? 1 << 13 : -1,
+				   .tos = i ? 0 : 3 << 2};
+		uint16_t len = t_build_ipv4(buf, &f);
+		t_rx(t, T_PORT0, buf, len, 0);
+		struct rte_mbuf *m = t_tx_take(t, T_PORT4);
+		assert_non_null(m);
+		const uint8_t *o = rte_pktmbuf_mtod(m, const uint8_t *);
+		assert_int_equal(m->pkt_len, i ? len : len + 4);
+		assert_int_equal(o[12] << 8 | o[13], RTE_ETHER_TYPE_VLAN);
+		assert_int_equal(o[14] << 8 | o[15], (i ? 2 : 5) << 13); /* PCP, VID 0 */
+		assert_int_equal(o[16] << 8 | o[17], RTE_ETHER_TYPE_IPV4);
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(o + 18);
+		assert_int_equal(ip->time_to_live, 63);
+		assert_true(t_ipv4_csum_ok(ip));
+		rte_pktmbuf_free(m);
+	}
+	t_switch_free(t);
+}
+
 static void
 test_ecmp(void **state)
 {
@@ -355,6 +403,7 @@ main(void)
 		cmocka_unit_test(test_ecmp),
 		cmocka_unit_test(test_ttl_expired),
 		cmocka_unit_test(test_icmp_rate_limit),
+		cmocka_unit_test(test_priority_tagging),
 		cmocka_unit_test(test_mtu),
 		cmocka_unit_test(test_drops),
 		cmocka_unit_test(test_admin_down),
