@@ -25,6 +25,11 @@ test_headroom_t5(void **state)
 	assert_int_equal(h.xoff, 44032);   /* 41984 plus the 2 KB compensation */
 	assert_int_equal(h.xon, 18432);
 	assert_int_equal(h.size, 62464);
+	/* A shared headroom pool (BUFFER_POOL.xoff): the xoff comes from the pool, so the
+	 * profile reserves xon alone and the 2 KB compensation goes (mellanox.lua). */
+	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, 0, true, &h), 0);
+	assert_int_equal(h.xoff, 41984);
+	assert_int_equal(h.size, 18432);
 	assert_int_equal(lsw_headroom_calc(&b, 100000, 300, 9100, 0, false, &h), 0);
 	assert_int_equal(h.xoff, 84992);
 	assert_int_equal(h.size, 103424);
