@@ -230,9 +230,9 @@ parse_lsw(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 	char addr[32] = "";
 	get_str(o, path, "rpc_tcp_address", addr, sizeof(addr), errs);
 	if (addr[0] != '\0' && !lsw_parse_ipv4(addr, &g->rpc_tcp_addr)) {
-		char p[LSW_PATH_LEN];
-		lsw_path_key(p, path, "rpc_tcp_address");
-		lsw_errs_add(errs, p, "'%s' is not an IPv4 address (127.0.0.1 keeps the RPC on "
+		char pa[LSW_PATH_LEN];
+		lsw_path_key(pa, path, "rpc_tcp_address");
+		lsw_errs_add(errs, pa, "'%s' is not an IPv4 address (127.0.0.1 keeps the RPC on "
 			     "this machine; 0.0.0.0 opens it to every network)", addr);
 	}
 }

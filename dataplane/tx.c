@@ -82,7 +82,7 @@ lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 			return;
 		}
 		/* Direct forwarding keeps no buffer: what the PMD refuses is dropped. */
-		uint16_t sent = tx_burst(w, conf, port, b->pkt, n);
+		sent = tx_burst(w, conf, port, b->pkt, n);
 		for (uint16_t i = sent; i < n; i++)
 			lsw_count_drop(w, port, LSW_DROP_TX_QUEUE_FULL, b->pkt[i]);
 		return;

@@ -15,6 +15,7 @@
  *   3 CLOCK    2 bytes v: now += v << min(a, 20) ns
  *   4 LOOP     run the worker's egress half a + 1 times at now
  *   5 ADMIN    port a % 4 goes down (a & 4) or up, through port.set
+ *   6 LINK     port a % 4's link goes down (a & 4) or up, as the link poll publishes it
  *   others     the same as LOOP once
  * After the input, the pending bursts go in, and the clock runs on (1 ms steps) until every
  * queue, ARP hold, pause and PFC frame has drained. Then, for this input:
@@ -49,7 +50,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-enum { OP_RAW, OP_FRAME, OP_BURST, OP_CLOCK, OP_LOOP, OP_ADMIN };
+enum { OP_RAW, OP_FRAME, OP_BURST, OP_CLOCK, OP_LOOP, OP_ADMIN, OP_LINK };
 
 static struct t_switch *ts;
 static struct lsw_switch *sw;
@@ -352,6 +353,20 @@ set_admin(uint16_t port, bool up)
 	json_decref(t_rpc(ts, "port.set", params));
 }
 
+/* The link of @port goes down or comes back, published as lsw_ports_poll_link does. */
+static void
+set_link(uint16_t port, bool down)
+{
+	for (uint16_t p = 0; p < n_ports; p++)
+		flush(p);
+	sw->port[port].link_down = down;
+	struct lsw_dp_conf *c = lsw_snapshot_build(sw);
+	if (c == NULL)
+		bug("snapshot: out of memory");
+	lsw_snapshot_publish(sw, c);
+	ts->conf = c;
+}
+
 static bool
 drained(void)
 {
@@ -439,6 +454,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case OP_ADMIN:
 			set_admin(arg % n_ports, !(arg & 4));
 			break;
+		case OP_LINK:
+			set_link(arg % n_ports, arg & 4);
+			break;
 		default:
 			for (int k = 0; k <= (op == OP_LOOP ? arg : 0); k++)
 				loop_once();
@@ -463,9 +481,12 @@ done:
 		bug("%" PRIu64 " frames fed, %" PRIu64 " counted in", fed, in);
 	if (out != sent)
 		bug("%" PRIu64 " frames sent, %" PRIu64 " counted out", sent, out);
-	for (uint16_t p = 0; p < n_ports; p++)
+	for (uint16_t p = 0; p < n_ports; p++) {
 		if (!conf()->port[p].admin_up)
 			set_admin(p, true); /* every input starts with every port up */
+		if (sw->port[p].link_down)
+			set_link(p, false);
+	}
 	if (getenv("LSW_FUZZ_PRINT")) {
 		for (int e = 0; e < LSW_EV_MAX; e++)
 			fprintf(stderr, "event %s %" PRIu64 "\n", lsw_event_name(e), event(e));

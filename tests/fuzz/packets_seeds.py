@@ -12,7 +12,7 @@ import sys
 from scapy.all import (ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw)  # noqa: E402
 from scapy.contrib.roce import BTH  # noqa: E402
 
-OP_RAW, OP_FRAME, OP_BURST, OP_CLOCK, OP_LOOP, OP_ADMIN = range(6)
+OP_RAW, OP_FRAME, OP_BURST, OP_CLOCK, OP_LOOP, OP_ADMIN, OP_LINK = range(7)
 SW, HOST = "02:00:00:00:00:01", "02:00:00:00:01:01"
 
 
@@ -109,6 +109,11 @@ def main(out):
         op(OP_ADMIN, 4 | 1) + op(OP_LOOP) + b"".join(
             raw(0, roce("10.%d.0.9" % n, sport=49152 + n)) for n in (1, 3, 5)) + \
         op(OP_LOOP) + op(OP_ADMIN, 1) + op(OP_LOOP)
+    # An uplink's link fails under traffic of every ECMP route and comes back.
+    flows = b"".join(raw(0, roce("10.%d.0.9" % n, sport=49152 + n, qp=n))
+                     for n in (1, 2, 5, 6, 7, 8, 9))
+    seeds["link"] = flows + op(OP_BURST) + op(OP_LINK, 4 | 1) + flows + op(OP_BURST) + \
+        op(OP_LOOP) + op(OP_LINK, 1) + flows + op(OP_LOOP)
     # Every ECMP route, ECN-capable, in one burst, then time.
     seeds["ecmp"] = b"".join(raw(0, roce("10.%d.0.9" % n, sport=49152 + n, qp=n))
                              for n in (1, 2, 5, 6, 7, 8, 9)) + op(OP_BURST) + op(OP_LOOP, 1) + \
