@@ -428,7 +428,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint16_t len = (uint16_t)(data[i + 1] | data[i + 2] << 8);
 			uint16_t port = data[i];
 			i += 3;
-			len = (uint16_t)RTE_MIN((size_t)len, RTE_MIN(size - i, (size_t)LSW_MAX_FRAME));
+			size_t room = RTE_MIN(size - i, (size_t)LSW_MAX_FRAME);
+			len = (uint16_t)RTE_MIN((size_t)len, room);
 			feed(port, data + i, len);
 			i += len;
 			break;
