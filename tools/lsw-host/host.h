@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lsw-host: emulated RoCEv2 NICs (reference/hosts.md). One engine runs many hosts; each host
+ * has a port, RC queue pairs (go-back-N), DCQCN, and PFC at its link. The engine is a pure
+ * function of the frames it is given and the time in nanoseconds: main.c feeds it DPDK
+ * ports and the TSC, the unit tests feed it each other's frames on a fake clock.
+ */
+#ifndef LSW_HOST_H
+#define LSW_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <rte_ether.h>
+#include "lsw/drop.h"
+#include "dcqcn.h"
+#include "roce.h"
+
+#define LSW_HOST_NAME_LEN  32
+#define LSW_HOST_MAX       64
+#define LSW_QPN_BASE       0x100      /* QP n of a run is QPN 0x100 + n on both ends */
+#define LSW_HOST_CTL_RING  4096
+#define LSW_HOST_MAX_PATH  256
+
+/* Per-host counters, named as mlx5's hw_counters (and ethtool's) where they have one. */
+#define LSW_FOREACH_HOST_CTR(X) \
+	X(np_ecn_marked_roce_packets, "CE-marked RoCE packets received (NP)") \
+	X(np_cnp_sent,                "CNPs sent (NP)") \
+	X(rp_cnp_handled,             "CNPs that cut a QP's rate (RP)") \
+	X(rp_cnp_ignored,             "CNPs that found no rate to cut: no CC, or one waiting") \
+	X(out_of_sequence,            "packets received ahead of the expected PSN") \
+	X(packet_seq_err,             "NAKs (PSN sequence error) received") \
+	X(local_ack_timeout_err,      "retransmission timeouts") \
+	X(duplicate_request,          "packets received behind the expected PSN") \
+	X(out_of_buffer,              "packets dropped: the receive buffer was full") \
+	X(rx_write_requests,          "RDMA WRITE packets accepted") \
+	X(rx_send_requests,           "SEND packets accepted") \
+	X(req_retransmitted_packets,  "packets sent again (go-back-N or timeout)") \
+	X(req_transport_retries_exceeded, "QPs that gave up after retry_cnt timeouts") \
+	X(resp_nak_sent,              "NAKs (PSN sequence error) sent") \
+	X(resp_ack_sent,              "ACKs sent") \
+	X(rx_icrc_errors,             "RoCE packets whose ICRC did not verify") \
+	X(rx_unknown_qp,              "RoCE packets for no QP of this host") \
+	X(rx_not_for_us,              "frames neither RoCE, ARP nor PFC for this host") \
+	X(tx_no_buffer,               "frames not built: no buffer (retried)") \
+	X(ctl_ring_full,              "ACK, NAK or CNP not queued: the control ring was full") \
+	X(arp_requests_sent,          "ARP requests sent") \
+	X(arp_replies_sent,           "ARP replies sent") \
+	X(tx_pause_storm_frames,      "PFC frames sent by the storm mode")
+
+enum lsw_host_ctr {
+#define X(n, d) LSW_HC_##n,
+	LSW_FOREACH_HOST_CTR(X)
+#undef X
+	LSW_HC_MAX
+};
+extern const char *const lsw_host_ctr_names[LSW_HC_MAX];
+
+/* Port counters as ethtool gives them for mlx5 (per priority) and the link's totals. */
+struct lsw_host_port_stats {
+	uint64_t tx_packets, tx_bytes, rx_packets, rx_bytes;
+	uint64_t rx_pause[8], tx_pause[8];         /* rx_prioN_pause, tx_prioN_pause */
+	uint64_t rx_pause_ns[8], tx_pause_ns[8];   /* ..._pause_duration (here in ns) */
+	uint64_t rx_drop[LSW_DROP_MAX];            /* malformed frames, by lsw's reasons */
+};
+
+enum lsw_op_kind { LSW_OPK_WRITE, LSW_OPK_SEND };
+
+/* A host's settings (config.c fills them, with defaults). */
+struct lsw_host_conf {
+	char name[LSW_HOST_NAME_LEN];
+	char port[LSW_HOST_MAX_PATH];   /* DPDK devargs (vdev or PCI address) */
+	struct rte_ether_addr mac;
+	uint32_t ip, gw;                /* host order; gw 0: every destination on-link */
+	uint8_t plen;
+	bool gw_mac_static;
+	struct rte_ether_addr gw_mac;
+	uint64_t speed_bps;
+	uint32_t mtu;                   /* path MTU: RoCE payload per packet, 256..4096 */
+	uint8_t dscp_data, dscp_ack, dscp_cnp;
+	uint8_t prio_data, prio_ack, prio_cnp;  /* 802.1p: what PFC pauses and tags carry */
+	bool priority_tagging;
+	bool verify_icrc;
+	uint64_t tx_burst_ns;           /* how far the link may catch up after a late wake-up */
+	/* A slow receiver: a buffer that drains at @rx_drain_bps and pauses its peer. */
+	uint64_t rx_buffer, rx_drain_bps, rx_xoff, rx_xon;
+	uint16_t pause_quanta;
+	/* Storm: keep @storm_prio paused from @storm_start_ns for @storm_ns (0: for ever). */
+	int storm_prio;                 /* -1: no storm */
+	uint64_t storm_start_ns, storm_ns;
+	uint16_t storm_quanta;
+	/* RC transport */
+	uint32_t ack_every;             /* AckReq on every n-th packet (and at message ends) */
+	uint64_t rto_ns;                /* 4.096 us x 2^timeout */
+	uint32_t retry_cnt;
+	/* Congestion control */
+	enum lsw_cc_algo cc;
+	struct lsw_dcqcn_conf dcqcn;
+};
+
+/* A message posted on a QP. */
+struct lsw_msg {
+	uint64_t post_ns;
+	uint64_t first_psn;       /* in the QP's 64-bit PSN space */
+	uint32_t size, npkts;
+	int32_t coll_step;        /* the collective step it belongs to, -1: none */
+	uint32_t seq;             /* its number on the QP */
+};
+
+struct lsw_qp_stats {
+	uint64_t bytes_sent, packets_sent, retransmitted, naks, timeouts;
+	uint64_t cnp_handled, cnp_ignored, msgs_posted, msgs_done, bytes_done;
+	uint64_t rx_packets, rx_bytes, out_of_sequence, duplicates, naks_sent, acks_sent;
+	uint64_t ce_marked, cnps_sent;
+	uint64_t bytes_sample;    /* bytes sent at the last rate sample */
+};
+
+/* One RC connection: the requester state lives on @src, the responder state on @dst. */
+struct lsw_qp {
+	uint32_t qpn, idx;
+	uint16_t src, dst;        /* host indices */
+	uint16_t sport;
+	enum lsw_op_kind op;
+	uint32_t mtu;
+	/* requester (@src) */
+	struct lsw_msg *msg;      /* messages from @msg_base on; [msg_head, msg_tail) pending */
+	uint32_t msg_cap, msg_base, msg_head, msg_cur, msg_tail; /* absolute numbers */
+	uint64_t snd_una, snd_nxt, snd_max, psn_end;
+	uint64_t next_tx;         /* pacing at the QP's rate */
+	uint64_t rto_at;          /* 0: no timer */
+	uint32_t retries;
+	bool error, active, ctl_ack, ctl_cnp;
+	struct lsw_dcqcn_rp rp;
+	/* responder (@dst) */
+	uint64_t epsn;
+	uint32_t msn;
+	bool nak_sent;            /* a NAK went out for the current ePSN */
+	uint8_t ack_syndrome;
+	uint64_t ack_psn;
+	uint64_t last_cnp;
+	uint32_t rx_msg_bytes;
+	struct lsw_qp_stats st;
+};
+
+/* A host's run-time state. */
+struct lsw_host {
+	struct lsw_host_conf c;
+	uint16_t idx, port_id;
+	bool local;               /* run by this process */
+	struct rte_ether_addr gw_mac;
+	bool gw_resolved;
+	uint64_t arp_next;        /* next ARP request */
+	bool arp_reply_due;
+	uint32_t arp_reply_ip;
+	struct rte_ether_addr arp_reply_mac;
+	uint64_t link_next;       /* the link is free from this time on */
+	/* PFC received: priority paused until; 802.3x pauses everything. */
+	uint64_t paused_until[8], paused_since[8];
+	uint64_t port_paused_until;
+	/* PFC sent: the slow receiver, and the storm. */
+	uint64_t rxbuf, rxbuf_at;
+	bool pausing;
+	uint64_t pause_refresh, pausing_since;
+	bool pfc_xoff_due, pfc_xon_due;
+	uint64_t storm_from, storm_until, storm_next; /* absolute; until 0: for ever */
+	/* ACK/NAK and CNP frames waiting: QP indices, each at most once per kind. */
+	uint32_t *ctl_ack, *ctl_cnp;
+	uint32_t ack_head, ack_tail, cnp_head, cnp_tail, ctl_cap;
+	/* Requester QPs with something to send or to hear back: round robin. */
+	uint32_t *active;
+	uint32_t n_active, active_cap, rr;
+	uint64_t ctr[LSW_HC_MAX];
+	struct lsw_host_port_stats ps;
+};
+
+/* The frame source and sink: DPDK ports in main.c, a fake wire in the tests. */
+struct lsw_host_io {
+	void *ctx;
+	/* Room for @len bytes of a frame to send on @h's port, or NULL when none is free now. */
+	uint8_t *(*tx_frame)(void *ctx, struct lsw_host *h, uint16_t len);
+	/* Frames @h's port can take now. */
+	uint32_t (*tx_room)(void *ctx, struct lsw_host *h);
+};
+
+/* Posted messages waiting for their time, in time order. */
+struct lsw_post {
+	uint64_t at;
+	uint32_t qp, size;
+	int32_t coll_step;
+};
+
+/* A ring all-reduce (reference/hosts.md 5): 2(n-1) steps, a barrier between them. */
+struct lsw_coll {
+	uint32_t *qps;            /* host i's QP to host i+1 */
+	uint32_t n, steps, step, done_in_step, iterations, iter;
+	uint32_t chunk;
+	uint64_t start_at, start_ns, *jct_ns;
+	bool running;
+};
+
+/* A completed message. */
+struct lsw_fct {
+	uint32_t qp, seq, size;
+	uint64_t post_ns, fct_ns, ideal_ns;
+};
+
+/* A rate sample of one QP. */
+struct lsw_sample {
+	uint64_t t_ns;
+	uint32_t qp;
+	float rate_bps, tx_bps, alpha;
+};
+
+struct lsw_hosts {
+	struct lsw_host host[LSW_HOST_MAX];
+	uint16_t n_hosts;
+	struct lsw_qp *qp;
+	uint32_t n_qps, qp_cap;
+	struct lsw_post *post;
+	uint32_t n_posts, post_cap, post_next;
+	struct lsw_coll *coll;
+	uint32_t n_coll;
+	struct lsw_fct *fct;
+	uint32_t n_fct, fct_cap;
+	struct lsw_sample *sample;
+	uint32_t n_samples, sample_cap;
+	uint64_t sample_ns, sample_next;   /* rate sampling interval (0: none) */
+	uint64_t base_rtt_ns;              /* added to the ideal FCT of a message */
+	uint64_t msgs_posted, msgs_done, msgs_failed, msgs_total;
+	uint64_t start_ns, now;
+	struct lsw_host_io io;
+};
+
+/* Engine (host.c). */
+void lsw_hosts_start(struct lsw_hosts *e, uint64_t now);
+/* One received frame of @len bytes on host @h's port. */
+void lsw_host_rx(struct lsw_hosts *e, struct lsw_host *h, uint8_t *f, uint16_t len);
+/* Run timers, posts and transmission up to @now; returns when something is next due
+ * (UINT64_MAX: nothing until a frame arrives). */
+uint64_t lsw_hosts_poll(struct lsw_hosts *e, uint64_t now);
+/* Every message posted, none left to post: the run's work is done. */
+bool lsw_hosts_done(const struct lsw_hosts *e);
+void lsw_hosts_free(struct lsw_hosts *e);
+
+/* Building a run (workload.c): a QP from @src to @dst, a message posted at @at. */
+int lsw_hosts_add_qp(struct lsw_hosts *e, uint16_t src, uint16_t dst, enum lsw_op_kind op);
+int lsw_hosts_add_post(struct lsw_hosts *e, uint64_t at, uint32_t qp, uint32_t size,
+		       int32_t coll_step);
+/* Sort the posts by time, once every one is added. */
+void lsw_hosts_sort_posts(struct lsw_hosts *e);
+/* Wire bytes of a frame of @len bytes: FCS, preamble and inter-frame gap, 64 at least. */
+static inline uint32_t
+lsw_wire_bytes(uint32_t len)
+{
+	return (len < 60 ? 60 : len) + 24;
+}
+
+#endif
