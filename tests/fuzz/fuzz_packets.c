@@ -16,6 +16,7 @@
  *   4 LOOP     run the worker's egress half a + 1 times at now
  *   5 ADMIN    port a % 4 goes down (a & 4) or up, through port.set
  *   6 LINK     port a % 4's link goes down (a & 4) or up, as the link poll publishes it
+ *              (ADMIN and LINK: the first MAX_CHANGES of an input; they rebuild the config)
  *   others     the same as LOOP once
  * After the input, the pending bursts go in, and the clock runs on (1 ms steps) until every
  * queue, ARP hold, pause and PFC frame has drained. Then, for this input:
@@ -51,6 +52,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { OP_RAW, OP_FRAME, OP_BURST, OP_CLOCK, OP_LOOP, OP_ADMIN, OP_LINK };
+#define MAX_CHANGES 16 /* ADMIN and LINK operations per input; more are ignored */
 
 static struct t_switch *ts;
 static struct lsw_switch *sw;
@@ -415,6 +417,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tally a, b;
 	size_t i = 0;
+	int changes = 0; /* each rebuilds the snapshot: a few per input, or inputs time out */
 
 	tally(&a);
 	fed = sent = 0;
@@ -453,10 +456,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		case OP_ADMIN:
-			set_admin(arg % n_ports, !(arg & 4));
+			if (changes++ < MAX_CHANGES)
+				set_admin(arg % n_ports, !(arg & 4));
 			break;
 		case OP_LINK:
-			set_link(arg % n_ports, arg & 4);
+			if (changes++ < MAX_CHANGES)
+				set_link(arg % n_ports, arg & 4);
 			break;
 		default:
 			for (int k = 0; k <= (op == OP_LOOP ? arg : 0); k++)
