@@ -31,7 +31,7 @@ two_hosts(char *buf, size_t len, const char *a_extra, const char *b_extra, const
 		 " \"gateway\": \"10.0.0.2\"%s%s},"
 		 "\"b\": {\"port\": \"net_null1\", \"mac\": \"" B_MAC "\", \"ip\": \"10.0.0.2/31\","
 		 " \"gateway\": \"10.0.0.1\"%s%s}},"
-		 "\"workload\": %s}",
+		 "\"settle_ms\": 0, \"workload\": %s}",
 		 arp ? "" : ", \"gateway_mac\": \"" B_MAC "\"", a_extra,
 		 arp ? "" : ", \"gateway_mac\": \"" A_MAC "\"", b_extra, workload);
 }

@@ -458,7 +458,7 @@ read_hosts(json_t *doc, const char *only, struct lsw_hosts *e, struct lsw_errs *
 
 static const char *const top_names[] = {
 	"hosts", "defaults", "workload", "results", "duration_ms", "linger_ms", "idle_sleep_us",
-	"cpu", "seed", "mbufs", "sample_us", "base_rtt_us", "flow_sizes_dir", NULL};
+	"cpu", "seed", "mbufs", "sample_us", "base_rtt_us", "flow_sizes_dir", "settle_ms", NULL};
 
 int
 lsw_host_config_load(const char *path, const char *only, struct lsw_hosts *e,
@@ -512,6 +512,10 @@ lsw_host_config_load(const char *path, const char *only, struct lsw_hosts *e,
 	if ((v = json_object_get(doc, "sample_us")) != NULL &&
 	    lsw_jv_uint(v, "$.sample_us", 0, 10000000, &x, errs))
 		e->sample_ns = x * 1000;
+	e->settle_ns = 10 * 1000000ull;
+	if ((v = json_object_get(doc, "settle_ms")) != NULL &&
+	    lsw_jv_uint(v, "$.settle_ms", 0, 60000, &x, errs))
+		e->settle_ns = x * 1000000;
 	if ((v = json_object_get(doc, "base_rtt_us")) != NULL &&
 	    lsw_jv_uint(v, "$.base_rtt_us", 0, 10000000, &x, errs))
 		e->base_rtt_ns = x * 1000;

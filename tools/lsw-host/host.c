@@ -131,7 +131,8 @@ half_pause_ns(const struct lsw_host *h, uint16_t quanta)
 static bool
 storm_on(const struct lsw_host *h, uint64_t now)
 {
-	return h->c.storm_prio >= 0 && due(h->storm_from, now) &&
+	/* storm_from is 0 until the workload starts. */
+	return h->c.storm_prio >= 0 && h->storm_from != 0 && due(h->storm_from, now) &&
 	       (h->storm_until == 0 || !due(h->storm_until, now));
 }
 
@@ -828,10 +829,13 @@ tx_one(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		h->arp_reply_due = false;
 		return true;
 	}
-	if (!h->gw_resolved && h->n_active > 0 && due(h->arp_next, now) &&
+	/* At start every host asks for its gateway, also when its MAC is static: the switch
+	 * learns the host from the request (as from a Linux host's) before traffic comes. */
+	if ((!h->gw_resolved || !h->arp_announced) && due(h->arp_next, now) &&
 	    due(h->port_paused_until, now)) {
 		if (!send_arp(e, h, false, now))
 			return false;
+		h->arp_announced = true;
 		h->arp_next = now + ARP_RETRY_NS;
 		return true;
 	}
@@ -888,13 +892,13 @@ host_next(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		uint64_t left = h->rxbuf > h->c.rx_xon ? h->rxbuf - h->c.rx_xon : 0;
 		next = earlier(next, now + ns_at(left, (double)h->c.rx_drain_bps) + 1);
 	}
-	if (h->c.storm_prio >= 0) {
+	if (h->c.storm_prio >= 0 && h->storm_from != 0) {
 		if (storm_on(h, now))
 			next = earlier(next, h->storm_next);
 		else if (!due(h->storm_from, now))
 			next = earlier(next, h->storm_from);
 	}
-	if (!h->gw_resolved && h->n_active > 0)
+	if (!h->gw_resolved || !h->arp_announced)
 		next = earlier(next, h->arp_next);
 	for (uint32_t i = 0; i < h->n_active; i++) {
 		const struct lsw_qp *qp = &e->qp[h->active[i]];
@@ -937,12 +941,48 @@ take_samples(struct lsw_hosts *e, uint64_t now)
 	}
 }
 
+/* The workload's clock starts once every host here knows its gateway (and the switch has
+ * heard each of them ask), after settle_ns: times in the config count from then. */
+static bool
+workload_go(struct lsw_hosts *e, uint64_t now)
+{
+	for (uint16_t i = 0; i < e->n_hosts; i++)
+		if (e->host[i].local && (!e->host[i].gw_resolved || !e->host[i].arp_announced))
+			return false;
+	e->ready = true;
+	e->start_ns = now + e->settle_ns;
+	for (uint32_t i = 0; i < e->n_posts; i++)
+		e->post[i].at += e->start_ns;
+	for (uint32_t i = 0; i < e->n_coll; i++)
+		e->coll[i].start_at += e->start_ns;
+	e->sample_next = e->start_ns;
+	for (uint16_t i = 0; i < e->n_hosts; i++) {
+		struct lsw_host *h = &e->host[i];
+		h->storm_from = e->start_ns + h->c.storm_start_ns;
+		h->storm_until = h->c.storm_ns ? h->storm_from + h->c.storm_ns : 0;
+		h->storm_next = h->storm_from;
+	}
+	return true;
+}
+
 uint64_t
 lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 {
 	uint64_t next = UINT64_MAX;
 
 	e->now = now;
+	if (!e->ready && !workload_go(e, now)) {
+		/* Only ARP until then: the hosts' own traffic waits. */
+		for (uint16_t i = 0; i < e->n_hosts; i++) {
+			struct lsw_host *h = &e->host[i];
+			if (!h->local)
+				continue;
+			if (e->io.tx_room(e->io.ctx, h) > 0 && due(h->link_next, now))
+				tx_one(e, h, now);
+			next = earlier(next, host_next(e, h, now));
+		}
+		return next;
+	}
 	while (e->post_next < e->n_posts && due(e->post[e->post_next].at, now)) {
 		const struct lsw_post *p = &e->post[e->post_next++];
 		post_msg(e, &e->qp[p->qp], p->size, p->coll_step, now);
@@ -957,7 +997,7 @@ lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 			next = earlier(next, c->start_at);
 		}
 	}
-	if (e->sample_ns && due(e->sample_next, now)) {
+	if (e->sample_ns && due(e->sample_next, now) && !lsw_hosts_done(e)) {
 		take_samples(e, now);
 		while (due(e->sample_next, now))
 			e->sample_next += e->sample_ns;
@@ -986,6 +1026,8 @@ lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 bool
 lsw_hosts_done(const struct lsw_hosts *e)
 {
+	if (!e->ready)
+		return false;
 	for (uint32_t i = 0; i < e->n_coll; i++) {
 		const struct lsw_coll *c = &e->coll[i];
 		bool failed = false;
@@ -1075,11 +1117,6 @@ lsw_hosts_start(struct lsw_hosts *e, uint64_t now)
 		touch[e->qp[i].dst]++;
 	}
 	e->start_ns = e->now = now;
-	for (uint32_t i = 0; i < e->n_posts; i++)
-		e->post[i].at += now; /* relative to the start until now */
-	for (uint32_t i = 0; i < e->n_coll; i++)
-		e->coll[i].start_at += now;
-	e->sample_next = now + e->sample_ns;
 	for (uint16_t i = 0; i < e->n_hosts; i++) {
 		struct lsw_host *h = &e->host[i];
 		h->idx = i;
@@ -1091,9 +1128,7 @@ lsw_hosts_start(struct lsw_hosts *e, uint64_t now)
 		h->link_next = now;
 		h->rxbuf_at = now;
 		h->arp_next = now;
-		h->storm_from = now + h->c.storm_start_ns;
-		h->storm_until = h->c.storm_ns ? h->storm_from + h->c.storm_ns : 0;
-		h->storm_next = h->storm_from;
+		h->storm_from = 0; /* set when the workload starts */
 		if (h->c.gw_mac_static) {
 			h->gw_mac = h->c.gw_mac;
 			h->gw_resolved = true;

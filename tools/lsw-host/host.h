@@ -149,6 +149,7 @@ struct lsw_host {
 	bool local;               /* run by this process */
 	struct rte_ether_addr gw_mac;
 	bool gw_resolved;
+	bool arp_announced;       /* the first ARP request went out */
 	uint64_t arp_next;        /* next ARP request */
 	bool arp_reply_due;
 	uint32_t arp_reply_ip;
@@ -227,6 +228,8 @@ struct lsw_hosts {
 	uint64_t sample_ns, sample_next;   /* rate sampling interval (0: none) */
 	uint64_t base_rtt_ns;              /* added to the ideal FCT of a message */
 	uint64_t msgs_posted, msgs_done, msgs_failed, msgs_total;
+	uint64_t settle_ns;                /* from every gateway known to the workload */
+	bool ready;                        /* the workload's clock runs (from start_ns) */
 	uint64_t start_ns, now;
 	struct lsw_host_io io;
 };
