@@ -108,13 +108,20 @@ lsw_eal_args_build(const struct lsw_config *c, bool hugepages, int pid, struct l
 			add(a, "-a");
 			any_pci = true;
 			add(a, "%s", p->devargs);
-		} else if (lsw_port_is_memif(c, (uint16_t)i) && strstr(p->devargs, "rsize=") == NULL) {
-			/* A small ring bounds what is in flight (inflight.c); the memif client's
-			 * size is the one both ends use. */
+		} else if (lsw_port_is_memif(c, (uint16_t)i)) {
+			/* A small ring bounds what is in flight, a buffer holds a frame
+			 * (inflight.c); the memif client's sizes are the ones both ends use. */
 			uint32_t slots = lsw_port_ring_slots(c, (uint16_t)i,
 							     p->speed ? p->speed : 10000);
+			char extra[64] = "";
+			if (strstr(p->devargs, "rsize=") == NULL)
+				snprintf(extra, sizeof(extra), ",rsize=%u",
+					 (unsigned int)__builtin_ctz(slots));
+			if (strstr(p->devargs, "bsize=") == NULL)
+				snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+					 ",bsize=%u", lsw_port_memif_bsize(c, (uint16_t)i));
 			add(a, "--vdev");
-			add(a, "%s,rsize=%u", p->devargs, (unsigned int)__builtin_ctz(slots));
+			add(a, "%s%s", p->devargs, extra);
 		} else {
 			add(a, "--vdev");
 			add(a, "%s", p->devargs);

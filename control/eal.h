@@ -24,6 +24,9 @@ uint16_t lsw_mbuf_data_room(const struct lsw_config *c);
 
 /* inflight.c: what @port may have handed its PMD that the wire has not carried yet. */
 bool lsw_port_is_memif(const struct lsw_config *c, uint16_t port);
+/* Bytes of a net_memif port's packet buffer: bsize from the devargs, else lsw's choice (a
+ * power of two that holds the largest frame), which lsw passes as bsize; 0 for other ports. */
+uint32_t lsw_port_memif_bsize(const struct lsw_config *c, uint16_t port);
 /* The shaper's depth: what lsw may send ahead of the line rate (two frames, and
  * LSW.buffer.shaper_burst_us at the port speed). */
 uint64_t lsw_port_tx_burst_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);

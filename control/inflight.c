@@ -12,7 +12,7 @@
 #include "lsw/config.h"
 #include "eal.h"
 
-#define MEMIF_SLOT       2048 /* net_memif's default packet buffer size */
+#define MEMIF_MIN_BSIZE  2048 /* net_memif's default packet buffer size */
 #define MEMIF_MIN_SLOTS  16   /* half a burst: a full ring waits for the peer's next poll */
 #define MEMIF_MAX_SLOTS  1024 /* net_memif's own default */
 
@@ -20,6 +20,24 @@ bool
 lsw_port_is_memif(const struct lsw_config *c, uint16_t port)
 {
 	return strncmp(c->port[port].devargs, "net_memif", 9) == 0;
+}
+
+uint32_t
+lsw_port_memif_bsize(const struct lsw_config *c, uint16_t port)
+{
+	const char *bs = strstr(c->port[port].devargs, "bsize=");
+	uint32_t frame = c->port[port].mtu + RTE_ETHER_HDR_LEN + 4 + RTE_ETHER_CRC_LEN;
+	uint32_t b = MEMIF_MIN_BSIZE;
+
+	if (!lsw_port_is_memif(c, port))
+		return 0;
+	if (bs != NULL)
+		return (uint32_t)atoi(bs + 6);
+	/* A frame in one buffer: net_memif 22.11 loses frames chained over several buffers
+	 * when a ring slot is reused (their parts arrive as frames of their own). */
+	while (b < frame)
+		b *= 2;
+	return b;
 }
 
 uint64_t
@@ -44,8 +62,11 @@ lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mb
 	if (rs != NULL) /* the user's choice: 2^rsize slots */
 		return 1u << (uint32_t)atoi(rs + 6);
 	/* A burst's worth of slots, a power of two between the bounds. */
+	uint32_t frame = RTE_MIN(lsw_port_memif_bsize(c, port),
+				 c->port[port].mtu + RTE_ETHER_HDR_LEN + 4u);
+	/* A slot carries a frame (or a bsize's part of one). */
 	while (slots < MEMIF_MAX_SLOTS &&
-	       (uint64_t)slots * MEMIF_SLOT < lsw_port_tx_burst_bytes(c, port, speed_mbps))
+	       (uint64_t)slots * frame < lsw_port_tx_burst_bytes(c, port, speed_mbps))
 		slots *= 2;
 	return slots;
 }
@@ -53,6 +74,9 @@ lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mb
 uint64_t
 lsw_port_inflight_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps)
 {
+	uint32_t frame = RTE_MIN(lsw_port_memif_bsize(c, port),
+				 c->port[port].mtu + RTE_ETHER_HDR_LEN + 4u);
+
 	return lsw_port_tx_burst_bytes(c, port, speed_mbps) +
-	       (uint64_t)lsw_port_ring_slots(c, port, speed_mbps) * MEMIF_SLOT;
+	       (uint64_t)lsw_port_ring_slots(c, port, speed_mbps) * frame;
 }

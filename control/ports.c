@@ -79,12 +79,16 @@ port_start(struct lsw_switch *sw, uint16_t idx)
 	if (info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu)
 		overhead = info.max_rx_pktlen - info.max_mtu;
 	uint32_t max_mtu = RTE_MIN((uint32_t)info.max_mtu, info.max_rx_pktlen - overhead);
-	if (pc->mtu > max_mtu || pc->mtu < info.min_mtu) {
+	/* net_memif reports a 1518-byte frame but carries larger ones on chained descriptors
+	 * (reference/hosts.md 8), which RoCE's 4 KB MTU needs: ethdev gets what it accepts,
+	 * lsw keeps the configured MTU. */
+	bool memif = strcmp(info.driver_name, "net_memif") == 0;
+	if ((pc->mtu > max_mtu && !memif) || pc->mtu < info.min_mtu) {
 		LSW_LOG(ERR, "$.PORT.%s.mtu: %u is outside what %s supports [%u, %u]", pc->name,
 			pc->mtu, info.driver_name, info.min_mtu, max_mtu);
 		return -1;
 	}
-	conf.rxmode.mtu = pc->mtu;
+	conf.rxmode.mtu = RTE_MIN(pc->mtu, max_mtu);
 	rc = rte_eth_dev_configure(rt->port_id, 1, 1, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(rt->port_id, &rxd, &txd);
@@ -104,7 +108,7 @@ port_start(struct lsw_switch *sw, uint16_t idx)
 	mac_flow_ctrl(pc, rt->port_id);
 	/* Configure keeps the MTU inside ethdev; set_mtu also reaches the device (net_tap's
 	 * kernel interface), so that both sides agree on the largest frame. */
-	rc = rte_eth_dev_set_mtu(rt->port_id, pc->mtu);
+	rc = memif ? 0 : rte_eth_dev_set_mtu(rt->port_id, pc->mtu);
 	if (rc != 0 && rc != -ENOTSUP)
 		LSW_LOG(WARNING, "%s: set MTU %u: %s", pc->name, pc->mtu, rte_strerror(-rc));
 	/* Frames are filtered by destination MAC in software, so the PMD must pass them all. */
@@ -257,9 +261,12 @@ lsw_port_set_mtu(struct lsw_switch *sw, uint16_t port, uint16_t mtu)
 		lsw_snapshot_publish(sw, conf);
 		rc = rte_eth_dev_stop(id);
 		if (rc == 0) {
-			rc = rte_eth_dev_set_mtu(id, mtu);
+			/* net_null and net_pcap have no MTU of their own; net_memif's is nominal
+			 * (port_start). */
+			if (strcmp(sw->port[port].driver, "net_memif") != 0)
+				rc = rte_eth_dev_set_mtu(id, mtu);
 			if (rc == -ENOTSUP)
-				rc = 0; /* the PMD has no MTU of its own (net_null, net_pcap) */
+				rc = 0;
 			int rs = rte_eth_dev_start(id);
 			if (rc == 0)
 				rc = rs;

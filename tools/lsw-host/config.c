@@ -472,7 +472,7 @@ lsw_host_config_load(const char *path, const char *only, struct lsw_hosts *e,
 	char cdf_dir[LSW_HOST_MAX_PATH] = "";
 
 	memset(run, 0, sizeof(*run));
-	run->idle_sleep_ns = 20000;
+	run->idle_sleep_ns = 100000;
 	run->linger_ns = 100000000;
 	run->seed = 1;
 	run->mbufs = 8192;

@@ -645,6 +645,9 @@ resp_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, const stru
 		}
 	}
 	if (d == 0) {
+		if (h->rx_first == 0)
+			h->rx_first = now;
+		h->rx_last = now;
 		qp->epsn++;
 		qp->nak_sent = false;
 		qp->st.rx_packets++;

@@ -170,6 +170,7 @@ struct lsw_host {
 	/* Requester QPs with something to send or to hear back: round robin. */
 	uint32_t *active;
 	uint32_t n_active, active_cap, rr;
+	uint64_t rx_first, rx_last;  /* first and last in-order data packet received */
 	uint64_t ctr[LSW_HC_MAX];
 	struct lsw_host_port_stats ps;
 };

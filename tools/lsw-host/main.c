@@ -8,6 +8,7 @@
  * sleeps when nothing is due, so that the switch and its hosts share a small machine.
  */
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,15 +95,28 @@ is_pci(const char *devargs)
 	return strncmp(devargs, "net_", 4) != 0 && strncmp(devargs, "eth_", 4) != 0;
 }
 
-/* Slots of a memif ring that hold what the host may send in one burst: a small ring bounds
- * what still arrives at the switch after it pauses the host (control/inflight.c). */
+/* A net_memif buffer that holds the largest frame: net_memif 22.11 loses frames chained over
+ * several buffers when a ring slot is reused (lsw chooses the same, control/inflight.c). */
+static unsigned int
+memif_bsize(const struct lsw_host_conf *c)
+{
+	unsigned int frame = lsw_roce_frame_len(true, LSW_OP_WRITE_FIRST, c->mtu), b = 2048;
+
+	while (b < frame)
+		b *= 2;
+	return b;
+}
+
+/* Ring slots (log2) for 100 us at the link's speed: what may wait while the host sleeps, and
+ * a bound on what still reaches a switch that pauses it. The client's sizes are the ones
+ * both ends use. */
 static unsigned int
 memif_rsize(const struct lsw_host_conf *c)
 {
-	uint64_t bytes = c->speed_bps / 8 * c->tx_burst_ns / 1000000000ull + 2 * 4200;
+	uint64_t frames = c->speed_bps / 8 / 10000 / lsw_roce_frame_len(false, 0, c->mtu) + 1;
 	unsigned int log2 = 4;
 
-	while (log2 < 10 && (1ull << log2) * 2048 < bytes)
+	while (log2 < 10 && (1ull << log2) < frames)
 		log2++;
 	return log2;
 }
@@ -133,9 +147,15 @@ eal_init(const struct lsw_hosts *e, const struct lsw_host_run *run, const char *
 			ARG("-a");
 			ARG("%s", c->port);
 			pci = true;
-		} else if (strncmp(c->port, "net_memif", 9) == 0 && !strstr(c->port, "rsize=")) {
+		} else if (strncmp(c->port, "net_memif", 9) == 0) {
+			char extra[64] = "";
+			if (!strstr(c->port, "rsize="))
+				snprintf(extra, sizeof(extra), ",rsize=%u", memif_rsize(c));
+			if (!strstr(c->port, "bsize="))
+				snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+					 ",bsize=%u", memif_bsize(c));
 			ARG("--vdev");
-			ARG("%s,rsize=%u", c->port, memif_rsize(c));
+			ARG("%s%s", c->port, extra);
 		} else {
 			ARG("--vdev");
 			ARG("%s", c->port);
@@ -193,6 +213,37 @@ static uint64_t
 now_ns(void)
 {
 	return (uint64_t)((double)(rte_rdtsc() - tsc0) * 1e9 / (double)tsc_hz);
+}
+
+/* Nothing arrived and the next frame is due in @ns. A sleep ends tens of microseconds late
+ * on a VM, however small the timer slack: a host with a frame due sooner than that lateness
+ * polls on (a yield would hand the CPU to whoever shares it for a time slice, milliseconds),
+ * else it sleeps the lateness less, so that it keeps its link's rate. */
+static uint64_t sleep_late = 50000; /* ns, an EWMA of what sleeps overshoot */
+static uint64_t n_sleeps, n_spins, slept_ns;
+
+static void
+idle_wait(const struct lsw_host_run *run, uint64_t ns)
+{
+	if (run->idle_sleep_ns == 0)
+		return;
+	ns = RTE_MIN(ns, run->idle_sleep_ns);
+	if (ns <= sleep_late) {
+		n_spins++;
+		return;
+	}
+	uint64_t t0 = now_ns();
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)(ns - sleep_late)};
+	nanosleep(&ts, NULL);
+	n_sleeps++;
+	slept_ns += now_ns() - t0;
+	int64_t late = (int64_t)(now_ns() - t0) - (int64_t)(ns - sleep_late);
+	/* Bounded, so that one preemption does not stop the host sleeping for good. */
+	if (late < 0)
+		late = 0;
+	if (late > 200000)
+		late = 200000;
+	sleep_late = sleep_late - sleep_late / 8 + (uint64_t)late / 8;
 }
 
 static void
@@ -355,15 +406,14 @@ main(int argc, char **argv)
 			break;
 		if (run.duration_ns && now - e.start_ns >= run.duration_ns)
 			break;
-		/* Sleep when nothing arrived and nothing is due soon (a frame the PMD refused
-		 * is retried at once). */
-		if (got == 0 && waiting == 0 && (int64_t)(next - now) > 5000 && run.idle_sleep_ns) {
-			uint64_t d = RTE_MIN(next - now, run.idle_sleep_ns);
-			struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)d};
-			nanosleep(&ts, NULL);
-		}
+		if (got == 0 && waiting == 0 && (int64_t)(next - now) > 0)
+			idle_wait(&run, next - now);
 	}
 	st.end_ns = now_ns();
+	if (getenv("LSW_HOST_DEBUG"))
+		fprintf(stderr, "lsw-host: %llu sleeps (%.1f ms), %llu polls on, late %llu ns\n",
+			(unsigned long long)n_sleeps, slept_ns / 1e6, (unsigned long long)n_spins,
+			(unsigned long long)sleep_late);
 	st.done = done_at != 0;
 	st.interrupted = stop_signal != 0;
 	if (show || (!quiet && rc == 0))
