@@ -33,8 +33,9 @@ lsw_port_memif_bsize(const struct lsw_config *c, uint16_t port)
 		return 0;
 	if (bs != NULL)
 		return (uint32_t)atoi(bs + 6);
-	/* A frame in one buffer: net_memif 22.11 loses frames chained over several buffers
-	 * when a ring slot is reused (their parts arrive as frames of their own). */
+	/* A frame in one buffer: with 4 KB RoCE frames chained over 2 KB buffers, net_memif
+	 * 22.11 delivered some frames split here (their tails arrived as frames of their own,
+	 * dropped as UNKNOWN_ETHERTYPE). */
 	while (b < frame)
 		b *= 2;
 	return b;

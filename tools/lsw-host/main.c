@@ -95,8 +95,8 @@ is_pci(const char *devargs)
 	return strncmp(devargs, "net_", 4) != 0 && strncmp(devargs, "eth_", 4) != 0;
 }
 
-/* A net_memif buffer that holds the largest frame: net_memif 22.11 loses frames chained over
- * several buffers when a ring slot is reused (lsw chooses the same, control/inflight.c). */
+/* A net_memif buffer that holds the largest frame: chained over 2 KB buffers, some frames
+ * arrived split (control/inflight.c). lsw chooses the same way. */
 static unsigned int
 memif_bsize(const struct lsw_host_conf *c)
 {
