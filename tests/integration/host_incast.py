@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""4:1 incast through a real lsw with lsw-host's RoCE NICs on net_memif, at 1 Gb/s with
+4 KB RoCE MTU (reference/labs.md 1, issue 15's acceptance):
+
+- PFC only (no congestion control): lsw pauses the senders before its headroom overflows;
+  nothing is dropped anywhere, no packet is sent twice, every PFC frame lsw sent reached its
+  host, the hosts held what they were told, and the receiver's link carries at least 95% of
+  its rate in RoCE payload;
+- PFC with DCQCN (the hosts) and ECN (lsw's queue to the receiver): the senders' rates
+  converge (Jain's index of their rates over the last half of the run >= 0.95) and lsw
+  sends far fewer pauses than with PFC only (at most a quarter).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from hosttest import (jain, pfc, rates_last_half, run_hosts, star, start,  # noqa: E402
+                      switch_drops)
+from lswtest import run_test, tmpdir  # noqa: E402
+
+SENDERS = ["h1", "h2", "h3", "h4"]
+
+
+def incast(tmp, cc, size="8MB"):
+    sw_cfg, hc = star(tmp, 5)
+    hc["defaults"] = {"cc": cc}
+    hc["sample_us"] = 1000
+    hc["workload"] = [{"type": "incast", "senders": SENDERS, "receiver": "h0", "size": size}]
+    if cc["algorithm"] == "dcqcn":
+        # Marking well below the XOFF point of a sender's PG (about 100 KB here), so that
+        # DCQCN acts before PFC must (reference/buffers.md: ECN thresholds under XOFF).
+        sw_cfg["WRED_PROFILE"] = {"AZURE_LOSSLESS": {
+            "ecn": "ecn_all", "wred_green_enable": "true", "green_min_threshold": "16KB",
+            "green_max_threshold": "64KB", "green_drop_probability": "20"}}
+        sw_cfg["QUEUE"] = {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}}
+    sw = start(sw_cfg, tmp)
+    try:
+        res = run_hosts(hc, tmp, timeout=180)
+        drops = switch_drops(sw)
+        pauses = {"Ethernet%d" % (4 * i): pfc(sw, "Ethernet%d" % (4 * i)) for i in range(1, 5)}
+        q = sw.rpc("queue.stats", {"port": "Ethernet0"})["ports"]["Ethernet0"]["3"]
+    finally:
+        sw.stop()
+    return res, drops, pauses, q
+
+
+def test_incast_pfc():
+    tmp = tmpdir("lsw-host-incast-")
+    res, drops, pauses, _ = incast(tmp, {"algorithm": "none"})
+    hosts = res["hosts"]
+    assert res["done"] and res["messages_done"] == 4 and res["messages_failed"] == 0, res
+    assert drops == {}, drops
+    for h, v in hosts.items():
+        c = v["counters"]
+        assert c["out_of_sequence"] == 0 and c["req_retransmitted_packets"] == 0, (h, c)
+        assert c["rx_icrc_errors"] == 0 and v["rx_drops"] == {}, (h, v)
+    for i, h in enumerate(SENDERS, 1):
+        sent = pauses["Ethernet%d" % (4 * i)]
+        got = hosts[h]["port_counters"]
+        assert sent["PFC_3_TX_PKTS"] > 0, (h, sent)
+        assert got["rx_prio3_pause"] == sent["PFC_3_TX_PKTS"], (h, got, sent)
+        assert got["rx_prio3_pause_duration"] > 0, (h, got)
+    goodput = hosts["h0"]["goodput_bps"] / 1e9
+    print("PFC only: goodput %.3f of 1 Gb/s, PFC frames %d" % (
+        goodput, sum(p["PFC_3_TX_PKTS"] for p in pauses.values())))
+    assert goodput >= 0.95, goodput
+    return sum(p["PFC_3_TX_PKTS"] for p in pauses.values())
+
+
+def test_incast_dcqcn(pfc_only_pauses):
+    tmp = tmpdir("lsw-host-dcqcn-")
+    # The paper's DCQCN; its timers as given (at 1 Gb/s the increase steps are large).
+    res, drops, pauses, q = incast(tmp, {"algorithm": "dcqcn", "profile": "paper"})
+    assert res["done"] and res["messages_done"] == 4, res
+    assert drops == {}, drops
+    assert q["WRED_ECN_MARKED_PACKETS"] > 0, q
+    hosts = res["hosts"]
+    assert hosts["h0"]["counters"]["np_cnp_sent"] > 0
+    assert sum(hosts[h]["counters"]["rp_cnp_handled"] for h in SENDERS) > 0
+    rates = rates_last_half(res)
+    j = jain(list(rates.values()))
+    n_pauses = sum(p["PFC_3_TX_PKTS"] for p in pauses.values())
+    print("DCQCN: Jain %.3f over %s Mb/s, PFC frames %d (PFC only: %d), marked %d" % (
+        j, [round(r / 1e6) for r in rates.values()], n_pauses, pfc_only_pauses,
+        q["WRED_ECN_MARKED_PACKETS"]))
+    assert len(rates) == 4 and j >= 0.95, rates
+    assert n_pauses * 4 <= pfc_only_pauses, (n_pauses, pfc_only_pauses)
+
+
+def test_host_incast():
+    n = test_incast_pfc()
+    test_incast_dcqcn(n)
+
+
+if __name__ == "__main__":
+    run_test(test_host_incast)
