@@ -9,7 +9,8 @@
   its rate in RoCE payload;
 - PFC with DCQCN (the hosts) and ECN (lsw's queue to the receiver): the senders' rates
   converge (Jain's index of their rates over the last half of the run >= 0.95) and lsw
-  sends far fewer pauses than with PFC only (at most a quarter).
+  sends far fewer pauses than with PFC only (at most a tenth: those of the start, when
+  every sender begins at line rate).
 """
 import os
 import sys
@@ -22,17 +23,18 @@ from lswtest import run_test, tmpdir  # noqa: E402
 SENDERS = ["h1", "h2", "h3", "h4"]
 
 
-def incast(tmp, cc, size="8MB"):
+def incast(tmp, cc, size="16MB"):
     sw_cfg, hc = star(tmp, 5)
     hc["defaults"] = {"cc": cc}
     hc["sample_us"] = 1000
     hc["workload"] = [{"type": "incast", "senders": SENDERS, "receiver": "h0", "size": size}]
     if cc["algorithm"] == "dcqcn":
         # Marking well below the XOFF point of a sender's PG (about 100 KB here), so that
-        # DCQCN acts before PFC must (reference/buffers.md: ECN thresholds under XOFF).
+        # DCQCN acts before PFC must (reference/buffers.md: ECN thresholds under XOFF):
+        # the DCQCN paper's 5 KB with a steeper slope to 50 KB.
         sw_cfg["WRED_PROFILE"] = {"AZURE_LOSSLESS": {
-            "ecn": "ecn_all", "wred_green_enable": "true", "green_min_threshold": "16KB",
-            "green_max_threshold": "64KB", "green_drop_probability": "20"}}
+            "ecn": "ecn_green", "wred_green_enable": "true", "green_min_threshold": "5KB",
+            "green_max_threshold": "50KB", "green_drop_probability": "5"}}
         sw_cfg["QUEUE"] = {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}}
     sw = start(sw_cfg, tmp)
     try:
@@ -70,8 +72,10 @@ def test_incast_pfc():
 
 def test_incast_dcqcn(pfc_only_pauses):
     tmp = tmpdir("lsw-host-dcqcn-")
-    # The paper's DCQCN; its timers as given (at 1 Gb/s the increase steps are large).
-    res, drops, pauses, q = incast(tmp, {"algorithm": "dcqcn", "profile": "paper"})
+    # NVIDIA's DCQCN as it runs at 40 Gb/s, stretched to this 1 Gb/s link (times x40,
+    # rates /40: reference/labs.md 4).
+    res, drops, pauses, q = incast(tmp, {"algorithm": "dcqcn", "profile": "mlx",
+                                         "model_speed": "40G"})
     assert res["done"] and res["messages_done"] == 4, res
     assert drops == {}, drops
     assert q["WRED_ECN_MARKED_PACKETS"] > 0, q
@@ -85,7 +89,7 @@ def test_incast_dcqcn(pfc_only_pauses):
         j, [round(r / 1e6) for r in rates.values()], n_pauses, pfc_only_pauses,
         q["WRED_ECN_MARKED_PACKETS"]))
     assert len(rates) == 4 and j >= 0.95, rates
-    assert n_pauses * 4 <= pfc_only_pauses, (n_pauses, pfc_only_pauses)
+    assert n_pauses * 10 <= pfc_only_pauses, (n_pauses, pfc_only_pauses)
 
 
 def test_host_incast():
