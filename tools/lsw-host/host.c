@@ -13,6 +13,7 @@
 #include <rte_arp.h>
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_ip.h>
 #include "lsw/parse.h"
 #include "lsw/pfc.h"
 #include "host.h"
@@ -706,6 +707,39 @@ rx_arp(struct lsw_host *h, const uint8_t *f, const struct lsw_pkt_info *pi, uint
 	(void)now;
 }
 
+/* An echo request to the host becomes its reply in place: addresses swapped, type 0, the
+ * checksums updated; sent when the link is free (a ping from a namespace checks wiring). */
+static void
+rx_icmp(struct lsw_host *h, const uint8_t *f, const struct lsw_pkt_info *pi)
+{
+	const uint8_t *ip = f + pi->l3_off;
+	uint16_t end = (uint16_t)(pi->l3_off + pi->l3_len);
+	uint32_t dip = (uint32_t)ip[16] << 24 | (uint32_t)ip[17] << 16 | ip[18] << 8 | ip[19];
+
+	if (dip != h->c.ip || pi->l4_off + 8 > end || f[pi->l4_off] != 8 /* echo request */ ||
+	    end > sizeof(h->echo) || h->echo_len != 0) {
+		h->ctr[LSW_HC_rx_not_for_us]++;
+		return;
+	}
+	memcpy(h->echo, f, end);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)h->echo;
+	uint8_t *rip = h->echo + pi->l3_off, *icmp = h->echo + pi->l4_off, t[4];
+	eth->dst_addr = eth->src_addr;
+	eth->src_addr = h->c.mac;
+	memcpy(t, rip + 12, 4);
+	memcpy(rip + 12, rip + 16, 4);
+	memcpy(rip + 16, t, 4);
+	rip[8] = 64;
+	rip[10] = rip[11] = 0;
+	uint16_t c = rte_ipv4_cksum((const struct rte_ipv4_hdr *)rip);
+	memcpy(rip + 10, &c, 2);
+	icmp[0] = 0;
+	icmp[2] = icmp[3] = 0;
+	c = (uint16_t)~rte_raw_cksum(icmp, (size_t)(end - pi->l4_off));
+	memcpy(icmp + 2, &c, 2);
+	h->echo_len = end;
+}
+
 void
 lsw_host_rx(struct lsw_hosts *e, struct lsw_host *h, uint8_t *f, uint16_t len)
 {
@@ -726,6 +760,10 @@ lsw_host_rx(struct lsw_hosts *e, struct lsw_host *h, uint8_t *f, uint16_t len)
 	}
 	if (pi.ethertype == LSW_ETHERTYPE_ARP) {
 		rx_arp(h, f, &pi, now);
+		return;
+	}
+	if (pi.ethertype == LSW_ETHERTYPE_IPV4 && pi.l4_proto == IPPROTO_ICMP) {
+		rx_icmp(h, f, &pi);
 		return;
 	}
 	if (!(pi.flags & LSW_PF_ROCE) || !lsw_roce_parse(f, len, &r) || r.dip != h->c.ip) {
@@ -826,6 +864,17 @@ tx_one(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		return true;
 	}
 	/* ARP is not on a priority: an 802.3x PAUSE holds it, PFC does not. */
+	if (h->echo_len && due(h->port_paused_until, now)) {
+		uint8_t *f = e->io.tx_frame(e->io.ctx, h, RTE_MAX(h->echo_len, (uint16_t)60));
+		if (f == NULL)
+			return false;
+		memset(f, 0, RTE_MAX(h->echo_len, (uint16_t)60));
+		memcpy(f, h->echo, h->echo_len);
+		link_take(e, h, RTE_MAX(h->echo_len, (uint16_t)60), now);
+		h->ctr[LSW_HC_icmp_echo_replies_sent]++;
+		h->echo_len = 0;
+		return true;
+	}
 	if (h->arp_reply_due && due(h->port_paused_until, now)) {
 		if (!send_arp(e, h, true, now))
 			return false;
@@ -885,7 +934,7 @@ host_next(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		next = earlier(next, h->port_paused_until);
 	/* Frames ready now, unless their priority is paused (its end is counted above). */
 	if (h->pfc_xoff_due || h->pfc_xon_due ||
-	    (h->arp_reply_due && due(h->port_paused_until, now)) ||
+	    ((h->arp_reply_due || h->echo_len) && due(h->port_paused_until, now)) ||
 	    (h->gw_resolved && h->ack_head != h->ack_tail && !paused(h, h->c.prio_ack, now)) ||
 	    (h->gw_resolved && h->cnp_head != h->cnp_tail && !paused(h, h->c.prio_cnp, now)))
 		want = true;

@@ -46,6 +46,7 @@
 	X(ctl_ring_full,              "ACK, NAK or CNP not queued: the control ring was full") \
 	X(arp_requests_sent,          "ARP requests sent") \
 	X(arp_replies_sent,           "ARP replies sent") \
+	X(icmp_echo_replies_sent,     "ICMP echo replies sent (ping the host to check wiring)") \
 	X(tx_pause_storm_frames,      "PFC frames sent by the storm mode")
 
 enum lsw_host_ctr {
@@ -154,6 +155,9 @@ struct lsw_host {
 	bool arp_reply_due;
 	uint32_t arp_reply_ip;
 	struct rte_ether_addr arp_reply_mac;
+	/* An ICMP echo reply waiting (one at a time: ping sends one a second). */
+	uint16_t echo_len;        /* 0: none */
+	uint8_t echo[1514];       /* the request as received, turned into the reply */
 	uint64_t link_next;       /* the link is free from this time on */
 	/* PFC received: priority paused until; 802.3x pauses everything. */
 	uint64_t paused_until[8], paused_since[8];

@@ -422,6 +422,9 @@ main(int argc, char **argv)
 			(unsigned long long)sleep_late);
 	st.done = done_at != 0;
 	st.interrupted = stop_signal != 0;
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		st.peak_rss = (uint64_t)ru.ru_maxrss * 1024;
 	if (show || (!quiet && rc == 0))
 		progress(&e, st.end_ns, true);
 

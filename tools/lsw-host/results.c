@@ -178,6 +178,8 @@ lsw_host_results(const struct lsw_hosts *e, const struct lsw_host_run_state *st)
 		"collectives", colls,
 		"samples", json_pack("{s:[s,s,s,s,s], s:o}", "columns", "t_us", "qpn", "rate_bps",
 				     "tx_bps", "alpha", "rows", rows),
-		"memory", json_pack("{s:I, s:I}", "qp_struct_bytes", (json_int_t)sizeof(struct lsw_qp),
+		"memory", json_pack("{s:I, s:I, s:I, s:I}", "peak_rss_bytes",
+				    (json_int_t)st->peak_rss, "qps", (json_int_t)e->n_qps,
+				    "qp_struct_bytes", (json_int_t)sizeof(struct lsw_qp),
 				    "message_bytes", (json_int_t)sizeof(struct lsw_msg)));
 }

@@ -10,6 +10,7 @@ struct lsw_host_run_state {
 	uint64_t end_ns;
 	bool done;          /* every message completed or failed */
 	bool interrupted;   /* stopped by a signal */
+	uint64_t peak_rss;  /* bytes: the process's most resident memory */
 };
 
 /* The run as one JSON document: hosts with their counters, QPs, messages with their FCT,
