@@ -40,7 +40,7 @@ def test_host_tap():
         "k": {"ip": "10.99.0.1/24", "gateway": "10.99.0.2"}},
         "settle_ms": 0, "linger_ms": 60000,
         "workload": [{"type": "flow", "src": "t", "dst": "k", "size": 8192,
-                      "start_us": 3000000}],
+                      "start_us": 5000000}],
         "results": os.path.join(tmp, "r.json")}
     path = os.path.join(tmp, "hosts.json")
     with open(path, "w") as f:
@@ -67,7 +67,7 @@ def test_host_tap():
                "10.99.0.2", check=False)), timeout=30, what="ping answered by the host")
         assert "3 received" in ping.stdout, ping.stdout
         # The host's WRITE (8 packets) reaches the namespace: tshark stops after them.
-        tshark.wait(timeout=30)
+        tshark.wait(timeout=60)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err
