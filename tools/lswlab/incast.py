@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""incast (reference/labs.md 1): N senders, one receiver, one switch, for each N and each
+mode (PFC only; PFC with DCQCN and ECN; lossy). PFC turns drops into pauses; DCQCN keeps
+the queue short; without PFC and with a buffer under N bandwidth-delay products the switch
+drops and the hosts retransmit."""
+from . import common
+from .run import Lab
+from .topo import star
+
+
+def one(sc, rep, mode, n, size, rundir):
+    m = sc["modes"][mode]
+    fab = star("incast-%s-%d" % (mode, n), rundir, n + 1, sc["speed"], sc["mtu"])
+    frag = dict(m.get("switch", {}))
+    if m.get("ecn"):
+        e = m["ecn"]
+        frag["WRED_PROFILE"] = {"LAB": {
+            "ecn": "ecn_green", "wred_green_enable": "true", "green_min_threshold": e["kmin"],
+            "green_max_threshold": e["kmax"], "green_drop_probability": str(e["pmax"])}}
+        frag["QUEUE"] = {"Ethernet0|3": {"wred_profile": "LAB"}}
+    hosts = fab.host_config(
+        dict(m.get("hosts", {}), cc=m["cc"]),
+        [{"type": "incast", "senders": ["h%d" % i for i in range(1, n + 1)],
+          "receiver": "h0", "size": size}],
+        {"sample_us": 1000})
+    with Lab(fab, {"leaf": fab.switch_config("leaf", frag, m["pfc"])}) as lab:
+        res, qrows = lab.hosts(hosts, sample=common.queue_sampler("leaf", "Ethernet0"))
+        sw = lab.switches["leaf"]
+        d = common.drops(sw)
+        pauses = common.pfc_sent(sw)
+        rep.commands.extend(lab.commands)
+    h0 = res["hosts"]["h0"]
+    retx = sum(q["retransmitted_packets"] for q in res["qps"])
+    rates = common.rates_last_half(res)
+    return {"mode": mode, "n": n, "drops": common.total(d), "lossless_drops":
+            common.total(d) if m["pfc"] else None, "pause_frames": pauses,
+            "goodput_fraction": h0["goodput_bps"] / (sc["speed"] * 1e6),
+            "retransmits": retx, "jain": common.jain(rates.values()),
+            "messages_done": res["messages_done"], "messages": res["messages_posted"],
+            "queue": qrows}
+
+
+def run(sc, rep, rundir, quick):
+    q = sc["quick"] if quick else {}
+    ns, size = q.get("n", sc["n"]), q.get("size", sc["size"])
+    exp = sc["expect"]
+    runs = [one(sc, rep, mode, n, size, rundir) for mode in sc["modes"] for n in ns]
+    for r in runs:
+        tag = "%s N=%d" % (r["mode"], r["n"])
+        m = sc["modes"][r["mode"]]
+        rep.check(tag + ": every message completes", r["messages"], r["messages_done"],
+                  r["messages_done"] == r["messages"])
+        if m["pfc"]:
+            rep.check(tag + ": no lossless drop", 0, r["lossless_drops"],
+                      r["lossless_drops"] == 0)
+            rep.check(tag + ": goodput of the receiver's link", ">= %.2f" % exp["goodput_min"],
+                      round(r["goodput_fraction"], 3), r["goodput_fraction"] >= exp["goodput_min"])
+        if r["mode"] == "pfc":
+            rep.check(tag + ": pauses sent", "> 0", r["pause_frames"], r["pause_frames"] > 0)
+        if not m["pfc"]:
+            rep.check(tag + ": drops (buffer < N x BDP)", "> 0", r["drops"], r["drops"] > 0)
+            rep.check(tag + ": retransmissions", "> 0", r["retransmits"], r["retransmits"] > 0)
+    rep.metrics["runs"] = [{k: v for k, v in r.items() if k != "queue"} for r in runs]
+    for key, title, ylabel, about in (
+            ("goodput_fraction", "Goodput of the receiver's link", "fraction of the link",
+             "PFC keeps the receiver's link busy with no loss; without it, drops and "
+             "timeouts waste it as N grows."),
+            ("drops", "Packets dropped by the switch", "packets",
+             "Lossless modes drop nothing: the switch pauses its senders before the "
+             "headroom overflows. The lossy mode drops once N senders overrun the buffer."),
+            ("pause_frames", "PFC frames sent by the switch", "frames",
+             "PFC alone pauses the senders again and again; DCQCN slows them first, so few "
+             "pauses are left.")):
+        rep.lines("vs_n_" + key, title, "N senders", ylabel,
+                  {mode: ([r["n"] for r in runs if r["mode"] == mode],
+                          [r[key] for r in runs if r["mode"] == mode]) for mode in sc["modes"]},
+                  about)
+    big = max(ns)
+    series = {}
+    for r in runs:
+        if r["n"] == big:
+            series[r["mode"]] = ([t * 1000 for t, _ in r["queue"]],
+                                 [v / 1024 for _, v in r["queue"]])
+            rep.csv("queue_%s_n%d" % (r["mode"], big), ["t_s", "bytes"], r["queue"])
+    rep.lines("queue", "The receiver's egress queue, N=%d" % big, "time (ms)", "KB", series,
+              "With PFC only the queue rises to where the switch pauses its senders and "
+              "stays there; with DCQCN it is held near the ECN thresholds; the lossy queue "
+              "fills to its limit and drops. Sampled every 10 ms from lsw's queue.stats.")

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What a lab run leaves in its directory: results.json, CSV time series, PNG plots
+(matplotlib's Agg backend) and a self-contained index.html (plots, what to look for in each,
+the checks with expected, measured and pass)."""
+import csv
+import html
+import json
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+class Report:
+    def __init__(self, outdir, scenario, quick):
+        self.dir, self.scenario, self.quick = outdir, scenario, quick
+        self.checks, self.metrics, self.plots, self.notes, self.csvs = [], {}, [], [], []
+        self.commands = []
+
+    # --- checks and metrics ---------------------------------------------------------------
+
+    def check(self, name, expected, measured, ok):
+        self.checks.append({"name": name, "expected": expected, "measured": measured,
+                            "pass": bool(ok)})
+
+    def note(self, text):
+        self.notes.append(text)
+
+    # --- data -----------------------------------------------------------------------------
+
+    def csv(self, name, header, rows):
+        path = os.path.join(self.dir, name + ".csv")
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(rows)
+        self.csvs.append(name + ".csv")
+        return path
+
+    def lines(self, name, title, xlabel, ylabel, series, about, steps=False, marks=None,
+              ylim=None):
+        """@series: {label: (xs, ys)}; @marks: [(x, label)] drawn as vertical lines."""
+        fig, ax = plt.subplots(figsize=(8, 4))
+        for label, (xs, ys) in series.items():
+            if steps:
+                ax.step(xs, ys, where="post", label=label)
+            else:
+                ax.plot(xs, ys, label=label, marker="o" if len(xs) < 12 else None)
+        for x, label in marks or []:
+            ax.axvline(x, color="gray", linestyle="--", linewidth=1)
+            ax.annotate(label, (x, 1), xycoords=("data", "axes fraction"), rotation=90,
+                        va="top", ha="right", fontsize=8)
+        if ylim:
+            ax.set_ylim(*ylim)
+        self._finish(fig, ax, name, title, xlabel, ylabel, about, len(series) > 1)
+
+    def lanes(self, name, title, lanes, about, t_max):
+        """Pause-state lanes: @lanes {label: [(start, end)]}, one row each."""
+        fig, ax = plt.subplots(figsize=(8, 0.4 * len(lanes) + 1.5))
+        labels = list(lanes)
+        for i, label in enumerate(labels):
+            ax.broken_barh([(a, b - a) for a, b in lanes[label]], (i - 0.4, 0.8),
+                           facecolors="tab:red")
+        ax.set_yticks(range(len(labels)), labels=labels)
+        ax.set_xlim(0, t_max)
+        self._finish(fig, ax, name, title, "time (ms)", "", about, False)
+
+    def bars(self, name, title, groups, about, ylabel):
+        """@groups: {group: {bar: value}}: bars side by side per group."""
+        fig, ax = plt.subplots(figsize=(8, 4))
+        names = list(groups)
+        bars = sorted({b for g in groups.values() for b in g})
+        width = 0.8 / max(1, len(bars))
+        for k, b in enumerate(bars):
+            ax.bar([i + k * width for i in range(len(names))],
+                   [groups[g].get(b, 0) for g in names], width, label=str(b))
+        ax.set_xticks([i + width * (len(bars) - 1) / 2 for i in range(len(names))],
+                      labels=names)
+        self._finish(fig, ax, name, title, "", ylabel, about, len(bars) > 1)
+
+    def cdf(self, name, title, xlabel, samples, about):
+        fig, ax = plt.subplots(figsize=(8, 4))
+        for label, xs in samples.items():
+            xs = sorted(xs)
+            ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post",
+                    label=label)
+        self._finish(fig, ax, name, title, xlabel, "fraction", about, True)
+
+    def _finish(self, fig, ax, name, title, xlabel, ylabel, about, legend):
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+        if legend:
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(self.dir, name + ".png"), dpi=90)
+        plt.close(fig)
+        self.plots.append({"file": name + ".png", "title": title, "about": about})
+
+    # --- the end --------------------------------------------------------------------------
+
+    def passed(self):
+        return all(c["pass"] for c in self.checks)
+
+    def write(self, extra):
+        doc = {"scenario": self.scenario["name"], "title": self.scenario.get("title", ""),
+               "quick": self.quick, "pass": self.passed(), "checks": self.checks,
+               "metrics": self.metrics, "plots": [p["file"] for p in self.plots],
+               "csv": self.csvs, "notes": self.notes, "commands": self.commands}
+        doc.update(extra)
+        with open(os.path.join(self.dir, "results.json"), "w") as f:
+            json.dump(doc, f, indent=1)
+        with open(os.path.join(self.dir, "commands.sh"), "w") as f:
+            f.write("#!/bin/sh\n# The processes of this run, as started (from the source "
+                    "tree's root).\n" + "\n".join(self.commands) + "\n")
+        self._html(doc)
+        return doc
+
+    def _html(self, doc):
+        e = html.escape
+        rows = "".join(
+            "<tr class='%s'><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+                "pass" if c["pass"] else "fail", e(c["name"]), e(str(c["expected"])),
+                e(str(c["measured"])), "pass" if c["pass"] else "FAIL")
+            for c in self.checks)
+        plots = "".join(
+            "<figure><img src='%s' alt='%s'><figcaption><b>%s.</b> %s</figcaption></figure>" % (
+                e(p["file"]), e(p["title"]), e(p["title"]), e(p["about"]))
+            for p in self.plots)
+        notes = "".join("<p>%s</p>" % e(n) for n in self.notes)
+        files = " ".join("<a href='%s'>%s</a>" % (e(f), e(f)) for f in
+                         ["results.json", "commands.sh", "scenario.json"] + self.csvs)
+        page = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>%(title)s</title>
+<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
+tr.fail{background:#fdd}tr.pass{background:#efe}img{max-width:100%%}
+figure{margin:1.5em 0}figcaption{margin-top:.4em}</style></head>
+<body><h1>%(title)s</h1><p>Scenario <code>%(name)s</code>%(quick)s: <b>%(verdict)s</b>.</p>
+%(about)s%(notes)s
+<h2>Checks against theory</h2>
+<table><tr><th>check</th><th>expected</th><th>measured</th><th></th></tr>%(rows)s</table>
+<h2>Plots</h2>%(plots)s
+<h2>Files</h2><p>%(files)s</p></body></html>
+""" % {"title": e(doc["title"] or doc["scenario"]), "name": e(doc["scenario"]),
+       "quick": " (quick run)" if self.quick else "",
+       "verdict": "every check passed" if doc["pass"] else "a check failed",
+       "about": "<p>%s</p>" % e(self.scenario.get("about", "")), "notes": notes,
+       "rows": rows, "plots": plots, "files": files}
+        with open(os.path.join(self.dir, "index.html"), "w") as f:
+            f.write(page)

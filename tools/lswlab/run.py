@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Processes of a lab run: every switch an lsw, the hosts one lsw-host; a sampler that reads
+the switches' counters while the hosts run; a clean stop that checks what it promises (every
+process gone, every socket removed, every lsw's mbufs back in its pool)."""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("LSW_BUILD_ROOT", os.path.join(ROOT, "build"))
+LSW = os.path.join(BUILD, "control", "lsw")
+LSW_HOST = os.path.join(BUILD, "tools", "lsw-host")
+
+
+def _lswctl():
+    loader = importlib.machinery.SourceFileLoader("lswctl", os.path.join(ROOT, "tools", "lswctl"))
+    spec = importlib.util.spec_from_loader("lswctl", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+lswctl = _lswctl()
+
+
+class LabError(Exception):
+    pass
+
+
+def wait_until(fn, timeout, what):
+    end = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v:
+            return v
+        if time.monotonic() > end:
+            raise LabError("timed out waiting for " + what)
+        time.sleep(0.02)
+
+
+class Switch:
+    """One lsw process of the lab."""
+
+    def __init__(self, name, config, rundir):
+        self.name, self.config = name, config
+        self.path = os.path.join(rundir, name + ".json")
+        self.log_path = os.path.join(rundir, name + ".log")
+        self.sock = config["LSW"]["global"]["rpc_socket"]
+        self.proc, self.client = None, None
+        with open(self.path, "w") as f:
+            json.dump(config, f, indent=1)
+
+    def command(self):
+        return [LSW, "-c", self.path]
+
+    def start(self):
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT)
+
+        def up():
+            if self.proc.poll() is not None:
+                raise LabError("%s: lsw exited with %d:\n%s" % (self.name, self.proc.returncode,
+                                                                self.read_log()))
+            try:
+                self.client = lswctl.Client(self.sock)
+                self.client.call("switch.info")
+                return True
+            except OSError:
+                return False
+        wait_until(up, 60, "%s to answer on %s" % (self.name, self.sock))
+
+    def rpc(self, method, params=None):
+        try:
+            return self.client.call(method, params)
+        except (ConnectionError, BrokenPipeError):
+            self.client = lswctl.Client(self.sock)
+            return self.client.call(method, params)
+
+    def read_log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def stop(self):
+        """SIGINT; an error if lsw does not stop cleanly, leaks an mbuf or leaves its socket."""
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            rc = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise LabError("%s: lsw did not stop on SIGINT" % self.name)
+        finally:
+            self.proc = None
+            self.log.close()
+        log = self.read_log()
+        if rc != 0:
+            raise LabError("%s: lsw exited with %d:\n%s" % (self.name, rc, log))
+        if "mbufs are back in the pool" not in log:
+            raise LabError("%s: mbufs missing at stop:\n%s" % (self.name, log))
+        if os.path.exists(self.sock):
+            raise LabError("%s: socket %s left behind" % (self.name, self.sock))
+
+    def kill(self):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+class Sampler(threading.Thread):
+    """Every @interval seconds, @fn(clients) with connections of its own to each switch
+    (lswctl.Client is not shared between threads), stamped with the time since it started."""
+
+    def __init__(self, switches, fn, interval=0.01):
+        super().__init__(daemon=True)
+        self.switches, self.fn, self.interval = switches, fn, interval
+        self.rows, self.error = [], None
+        self.stopping = threading.Event()
+
+    def run(self):
+        try:
+            clients = {n: lswctl.Client(sw.sock) for n, sw in self.switches.items()}
+            t0 = time.monotonic()
+            while not self.stopping.is_set():
+                self.rows.append((time.monotonic() - t0, self.fn(clients)))
+                self.stopping.wait(self.interval)
+        except Exception as e:  # noqa: BLE001 - reported by stop()
+            self.error = e
+
+    def stop(self):
+        self.stopping.set()
+        self.join()
+        if self.error is not None:
+            raise LabError("sampling failed: %s" % self.error)
+        return self.rows
+
+
+def run_hosts(config, rundir, name="hosts", timeout=300):
+    """lsw-host on @config until its work is done: its results, and the command."""
+    path = os.path.join(rundir, name + ".json")
+    config = dict(config, results=os.path.join(rundir, name + "-results.json"))
+    with open(path, "w") as f:
+        json.dump(config, f, indent=1)
+    cmd = [LSW_HOST, "-q", path]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    with open(os.path.join(rundir, name + ".log"), "w") as f:
+        f.write(r.stdout + r.stderr)
+    if r.returncode != 0:
+        raise LabError("lsw-host exited with %d:\n%s" % (r.returncode, r.stderr))
+    with open(config["results"]) as f:
+        return json.load(f), cmd
+
+
+class Lab:
+    """Start every switch, run the hosts while sampling, stop everything; a context manager
+    that stops (or kills) whatever it started, whatever happens."""
+
+    def __init__(self, fabric, switch_configs):
+        self.fabric = fabric
+        self.switches = {n: Switch(n, c, fabric.dir) for n, c in switch_configs.items()}
+        self.commands = []
+
+    def __enter__(self):
+        try:
+            for sw in self.switches.values():
+                sw.start()
+                self.commands.append(" ".join(sw.command()) + " &")
+        except Exception:
+            self.kill()
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            self.kill()
+            return False
+        errors = []
+        for sw in self.switches.values():
+            try:
+                sw.stop()
+            except LabError as e:
+                errors.append(str(e))
+        left = [ln["sock"] for ln in self.fabric.links if os.path.exists(ln["sock"])]
+        if left:
+            errors.append("link sockets left behind: %s" % left)
+        if errors:
+            raise LabError("\n".join(errors))
+        return False
+
+    def kill(self):
+        for sw in self.switches.values():
+            sw.kill()
+
+    def hosts(self, config, name="hosts", sample=None, interval=0.01, timeout=300):
+        """Run lsw-host on @config; @sample(clients) is read every @interval meanwhile."""
+        sampler = Sampler(self.switches, sample, interval) if sample else None
+        if sampler:
+            sampler.start()
+        try:
+            res, cmd = run_hosts(config, self.fabric.dir, name, timeout)
+        finally:
+            rows = sampler.stop() if sampler else []
+        self.commands.append(" ".join(cmd))
+        return res, rows
