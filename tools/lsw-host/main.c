@@ -410,7 +410,7 @@ main(int argc, char **argv)
 		/* After the work, linger: the last ACKs, and pauses still owed, go out. */
 		if (done_at && now - done_at >= run.linger_ns)
 			break;
-		if (run.duration_ns && now - e.start_ns >= run.duration_ns)
+		if (run.duration_ns && e.ready && (int64_t)(now - e.start_ns) >= (int64_t)run.duration_ns)
 			break;
 		if (got == 0 && waiting == 0 && (int64_t)(next - now) > 0)
 			idle_wait(&run, next - now);
