@@ -166,8 +166,9 @@ lsw_host_results(const struct lsw_hosts *e, const struct lsw_host_run_state *st)
 			(json_int_t)e->qp[s->qp].qpn, (double)s->rate_bps, (double)s->tx_bps,
 			(double)s->alpha));
 	}
-	return json_pack("{s:i, s:f, s:b, s:b, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
-		"version", 1, "elapsed_us", (double)elapsed / 1000, "done", st->done,
+	return json_pack("{s:i, s:I, s:f, s:b, s:b, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"version", 1, "start_unix_ns", (json_int_t)st->start_unix_ns,
+		"elapsed_us", (double)elapsed / 1000, "done", st->done,
 		"interrupted", st->interrupted,
 		"messages_posted", (json_int_t)e->msgs_posted,
 		"messages_done", (json_int_t)e->msgs_done,

@@ -11,6 +11,7 @@ struct lsw_host_run_state {
 	bool done;          /* every message completed or failed */
 	bool interrupted;   /* stopped by a signal */
 	uint64_t peak_rss;  /* bytes: the process's most resident memory */
+	uint64_t start_unix_ns; /* the workload's time 0 on the wall clock (CLOCK_REALTIME) */
 };
 
 /* The run as one JSON document: hosts with their counters, QPs, messages with their FCT,

@@ -117,7 +117,8 @@ class Switch:
 
 class Sampler(threading.Thread):
     """Every @interval seconds, @fn(clients) with connections of its own to each switch
-    (lswctl.Client is not shared between threads), stamped with the time since it started."""
+    (lswctl.Client is not shared between threads), stamped with the wall-clock time; lab
+    code lines samples up with lsw-host's results by their start_unix_ns."""
 
     def __init__(self, switches, fn, interval=0.01):
         super().__init__(daemon=True)
@@ -128,9 +129,8 @@ class Sampler(threading.Thread):
     def run(self):
         try:
             clients = {n: lswctl.Client(sw.sock) for n, sw in self.switches.items()}
-            t0 = time.monotonic()
             while not self.stopping.is_set():
-                self.rows.append((time.monotonic() - t0, self.fn(clients)))
+                self.rows.append((time.time(), self.fn(clients)))
                 self.stopping.wait(self.interval)
         except Exception as e:  # noqa: BLE001 - reported by stop()
             self.error = e
@@ -200,7 +200,8 @@ class Lab:
             sw.kill()
 
     def hosts(self, config, name="hosts", sample=None, interval=0.01, timeout=300):
-        """Run lsw-host on @config; @sample(clients) is read every @interval meanwhile."""
+        """Run lsw-host on @config; @sample(clients) is read every @interval meanwhile. The
+        samples' times are seconds from the workload's time 0 (negative before it)."""
         sampler = Sampler(self.switches, sample, interval) if sample else None
         if sampler:
             sampler.start()
@@ -209,4 +210,5 @@ class Lab:
         finally:
             rows = sampler.stop() if sampler else []
         self.commands.append(" ".join(cmd))
-        return res, rows
+        t0 = res["start_unix_ns"] / 1e9
+        return res, [(t - t0, r) for t, r in rows]
