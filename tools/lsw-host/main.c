@@ -166,6 +166,7 @@ eal_init(const struct lsw_hosts *e, const struct lsw_host_run *run, const char *
 	}
 	if (!pci)
 		ARG("--no-pci");
+	ARG("--no-telemetry"); /* nothing to serve, and no socket left in the runtime dir */
 	ARG("--log-level");
 	ARG("notice");
 #undef ARG

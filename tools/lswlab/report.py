@@ -117,7 +117,34 @@ class Report:
             f.write("#!/bin/sh\n# The processes of this run, as started (from the source "
                     "tree's root).\n" + "\n".join(self.commands) + "\n")
         self._html(doc)
+        self._summary(doc)
         return doc
+
+    def _summary(self, doc):
+        """summary.png: the report at a glance, the checks over the first plot."""
+        rows = [[c["name"][:60], str(c["expected"])[:26], str(c["measured"])[:26],
+                 "pass" if c["pass"] else "FAIL"] for c in self.checks[:14]]
+        fig = plt.figure(figsize=(9, 3 + 0.28 * len(rows) + (4 if self.plots else 0)))
+        ax = fig.add_axes([0.02, 0.55 if self.plots else 0.05, 0.96,
+                           0.4 if self.plots else 0.85])
+        ax.axis("off")
+        ax.set_title("%s: %s" % (doc["scenario"], "every check passed" if doc["pass"] else
+                                 "a check failed"), loc="left")
+        if rows:
+            t = ax.table(cellText=rows, colLabels=["check", "expected", "measured", ""],
+                         loc="upper left", cellLoc="left", colWidths=[0.55, 0.18, 0.18, 0.07])
+            t.auto_set_font_size(False)
+            t.set_fontsize(7)
+            for i, c in enumerate(self.checks[:14], 1):
+                for j in range(4):
+                    t[i, j].set_facecolor("#e8f5e8" if c["pass"] else "#fbdada")
+        if self.plots:
+            img = plt.imread(os.path.join(self.dir, self.plots[0]["file"]))
+            ax2 = fig.add_axes([0.02, 0.02, 0.96, 0.5])
+            ax2.imshow(img)
+            ax2.axis("off")
+        fig.savefig(os.path.join(self.dir, "summary.png"), dpi=90)
+        plt.close(fig)
 
     def _html(self, doc):
         e = html.escape

@@ -6,6 +6,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -113,6 +114,12 @@ class Switch:
             self.proc.kill()
             self.proc.wait()
             self.proc = None
+            # What lsw would have removed at a clean exit.
+            prefix = self.config["LSW"]["global"]["file_prefix"]
+            shutil.rmtree(os.path.join("/var/run/dpdk", prefix), ignore_errors=True)
+            for p in (self.sock,):
+                if os.path.exists(p):
+                    os.unlink(p)
 
 
 class Sampler(threading.Thread):

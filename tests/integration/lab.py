@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""One lab scenario (configs/labs/NAME.json) with --quick, as a user runs it: it must pass
+its checks, leave a complete report (results.json with the fields the README promises,
+index.html that parses as HTML and names only images that exist, CSV, the generated configs,
+the commands), and leave no process, socket or runtime directory behind. For incast also: a
+broken expectation (PFC turned off in the PFC mode through --set) makes the run fail.
+
+Usage: lab.py NAME"""
+import glob
+import html.parser
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from lswtest import SOURCE, run_test, tmpdir  # noqa: E402
+
+LAB = os.path.join(SOURCE, "tools", "lsw-lab")
+
+
+class Page(html.parser.HTMLParser):
+    """Collects the images a page names and checks that its tags nest."""
+
+    VOID = {"meta", "img", "br", "hr", "link", "input"}
+
+    def __init__(self):
+        super().__init__()
+        self.images, self.stack, self.errors = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs)["src"])
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append("</%s> does not close <%s>" % (tag, self.stack[-1:]))
+        else:
+            self.stack.pop()
+
+
+def leftovers():
+    lsw = subprocess.run(["pgrep", "-f", "control/lsw -c .*lsw-lab-"], capture_output=True)
+    hosts = subprocess.run(["pgrep", "-f", "lsw-host -q .*lsw-lab-"], capture_output=True)
+    return lsw.stdout + hosts.stdout, glob.glob("/tmp/lsw-lab-*") + \
+        glob.glob("/var/run/dpdk/lab-*") + glob.glob("/var/run/dpdk/lsw-host-*")
+
+
+def run_lab(name, out, *extra):
+    return subprocess.run([LAB, "run", name, "--quick", "--out", out, *extra],
+                          capture_output=True, text=True, timeout=600)
+
+
+def check_report(out, doc):
+    for key in ("scenario", "quick", "checks", "metrics", "pass"):
+        assert key in doc, key
+    for c in doc["checks"]:
+        assert set(c) >= {"name", "expected", "measured", "pass"}, c
+    page = Page()
+    with open(os.path.join(out, "index.html")) as f:
+        text = f.read()
+    assert text.startswith("<!DOCTYPE html>"), text[:40]
+    page.feed(text)
+    assert not page.errors and not page.stack, (page.errors, page.stack)
+    assert page.images, "no plot in the report"
+    for img in page.images:
+        assert os.path.getsize(os.path.join(out, img)) > 1000, img
+    for f in doc["csv"] + ["scenario.json", "commands.sh", "summary.png"]:
+        assert os.path.exists(os.path.join(out, f)), f
+    assert glob.glob(os.path.join(out, "configs", "*.json")), "no generated config"
+
+
+def test_lab(name):
+    tmp = tmpdir("labtest-")
+    out = os.path.join(tmp, name)
+    r = run_lab(name, out)
+    doc = json.load(open(os.path.join(out, "results.json")))
+    assert r.returncode == 0 and doc["pass"], r.stdout + r.stderr
+    assert doc["quick"] and doc["scenario"] == name, doc
+    check_report(out, doc)
+    show = subprocess.run([LAB, "show", out], capture_output=True, text=True)
+    assert show.returncode == 0 and "PASS" in show.stdout, show.stdout
+    procs, dirs = leftovers()
+    assert not procs and not dirs, (procs, dirs)
+    print(r.stdout)
+    if name == "incast":
+        # Theory says a lossless mode drops nothing: without PFC it does, and the run says so.
+        bad = os.path.join(tmp, "broken")
+        r = run_lab(name, bad, "--set", "modes.pfc.pfc=false", "--set", "quick.n=[4]")
+        doc = json.load(open(os.path.join(bad, "results.json")))
+        assert r.returncode == 1 and not doc["pass"], r.stdout
+        failed = [c["name"] for c in doc["checks"] if not c["pass"]]
+        assert any("no lossless drop" in c for c in failed), failed
+        check_report(bad, doc)
+    # Bad arguments: a clear message, exit 2, nothing run.
+    for args in (["run", "nosuch"], ["run", name, "--set", "nosuch.field=1"],
+                 ["run", name, "--set", "novalue"]):
+        r = subprocess.run([LAB, *args], capture_output=True, text=True)
+        assert r.returncode == 2 and "lsw-lab:" in r.stderr, (args, r.returncode, r.stderr)
+
+
+if __name__ == "__main__":
+    lab = sys.argv[1]
+    run_test(lambda: test_lab(lab))
