@@ -266,8 +266,10 @@ def test_packages():
                     errors.append("module %s comes from %s, not %s" % (mod, owner, MODULES[mod]))
             continue
         if spec is None or spec.origin in (None, "built-in", "frozen"):
-            if spec is None and os.path.exists(os.path.join(os.path.dirname(where), mod + ".py")):
-                continue
+            here = os.path.join(SOURCE, os.path.dirname(where))
+            if spec is None and (os.path.exists(os.path.join(here, mod + ".py")) or
+                                 os.path.exists(os.path.join(here, mod, "__init__.py"))):
+                continue  # the project's own module, beside its user
             if spec is None:
                 errors.append("module %s (used by %s) is not installed" % (mod, where))
             continue
