@@ -463,6 +463,37 @@ ring_two(void **state)
 	w_free(&w);
 }
 
+/* A router drops what has TTL 1: the fault option sends the first transmission of one PSN
+ * that way, and go-back-N recovers it. */
+static bool
+route(struct wire *w, const struct w_frame *f, void *arg)
+{
+	struct lsw_roce_rx r;
+
+	(void)w;
+	(void)arg;
+	return !(parse_roce(f, &r) && f->b[r.l3_off + 8] <= 1);
+}
+
+static void
+ttl_one(void **state)
+{
+	struct wire w;
+	char cfg[2048];
+
+	(void)state;
+	two_hosts(cfg, sizeof(cfg), ", \"ttl_one_psn\": 5", "",
+		  "[{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", \"size\": 16384}]", false);
+	w_init(&w, cfg, NULL, 2000);
+	w.filter = route;
+	w_run(&w, 1000 * MS);
+	assert_int_equal(w.dropped, 1);
+	assert_int_equal(w.e.host[1].ctr[LSW_HC_resp_nak_sent], 1);
+	assert_int_equal(w.e.qp[0].st.rx_packets, 16);
+	assert_int_equal(w.e.msgs_done, 1);
+	w_free(&w);
+}
+
 static void
 refusals(void **state)
 {
@@ -529,6 +560,7 @@ main(void)
 		cmocka_unit_test(ecn_cnp),
 		cmocka_unit_test(workloads),
 		cmocka_unit_test(ring_two),
+		cmocka_unit_test(ttl_one),
 		cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,7 @@ static const struct field host_fields[] = {
 	{"ack_every", F_U32, HC(ack_every), 1, 1u << 20},
 	{"rto_us", F_US, HC(rto_ns), 1, 60000000},
 	{"retry_cnt", F_U32, HC(retry_cnt), 0, 7},
+	{"ttl_one_psn", F_U64, HC(ttl_one_psn), 0, 0xffffff},
 };
 #define N_HOST_FIELDS (sizeof(host_fields) / sizeof(host_fields[0]))
 
@@ -299,6 +300,7 @@ host_defaults(struct lsw_host_conf *c, uint16_t idx)
 	c->ack_every = 16;
 	c->rto_ns = 4096ull << 14; /* timeout 14: 67 ms, a common setting */
 	c->retry_cnt = 7;
+	c->ttl_one_psn = -1;
 }
 
 static void

@@ -525,6 +525,8 @@ send_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t n
 	struct lsw_roce_ext x = {.va = (uint64_t)qp->qpn << 32, .rkey = qp->qpn,
 				 .dma_len = m->size};
 	l2l3(h, e->host[qp->dst].c.ip, h->c.dscp_data, h->c.prio_data, qp->sport, &l);
+	if (qp->snd_nxt == qp->snd_max && (int64_t)qp->snd_nxt == h->c.ttl_one_psn)
+		l.ttl = 1;
 	lsw_roce_build(f, &l, &b, &x, pay);
 	link_take(e, h, len, now);
 

@@ -94,6 +94,9 @@ struct lsw_host_conf {
 	uint32_t ack_every;             /* AckReq on every n-th packet (and at message ends) */
 	uint64_t rto_ns;                /* 4.096 us x 2^timeout */
 	uint32_t retry_cnt;
+	/* A fault to see end to end: the first sending of the data packet with this PSN, on
+	 * every QP of the host, goes out with TTL 1, which a router must drop (-1: none). */
+	int64_t ttl_one_psn;
 	/* Congestion control */
 	enum lsw_cc_algo cc;
 	struct lsw_dcqcn_conf dcqcn;

@@ -140,7 +140,7 @@ lsw_roce_build(uint8_t *f, const struct lsw_roce_l2l3 *l, const struct lsw_roce_
 	wr16(ip + 2, ip_len);
 	wr16(ip + 4, l->ip_id);
 	wr16(ip + 6, 0x4000);                  /* DF */
-	ip[8] = 64;
+	ip[8] = l->ttl ? l->ttl : 64;
 	ip[9] = IPPROTO_UDP;
 	wr16(ip + 10, 0);
 	wr32(ip + 12, l->sip);

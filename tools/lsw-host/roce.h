@@ -55,6 +55,7 @@ struct lsw_roce_l2l3 {
 	uint8_t pcp;
 	uint16_t sport;        /* UDP source port: per-QP entropy for ECMP */
 	uint16_t ip_id;        /* 0 with DF set, as RoCE NICs send */
+	uint8_t ttl;           /* 0: 64 */
 };
 
 /* What a packet carries beyond the headers. */
