@@ -298,6 +298,11 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		lsw_count_drop(w, out, LSW_DROP_EXCEEDS_L3_MTU, m);
 		return;
 	}
+	/* Bytes after the IP packet (Ethernet padding, or garbage) are not forwarded, as a
+	 * router rebuilds the frame: a frame longer than the MTU allows would never fit the
+	 * egress port's shaper bucket. */
+	if (unlikely(m->pkt_len > (uint32_t)pi->l3_off + pi->l3_len))
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - pi->l3_off - pi->l3_len));
 	lsw_ipv4_ttl_dec(ip);
 	if (likely(mac & LSW_NH_MAC_VALID)) {
 		lsw_l2_routed(m, mac, op, tc, pi->flags & LSW_PF_VLAN, LSW_ETHERTYPE_IPV4);

@@ -369,22 +369,35 @@ set_link(uint16_t port, bool down)
 	ts->conf = c;
 }
 
-static bool
-drained(void)
+/* Why the switch is not drained yet ("" when it is), for the report of an input that
+ * never drains. */
+static const char *
+not_drained(void)
 {
+	static char why[128];
 	const struct lsw_dp_conf *c = conf();
 
 	if (ts->w.n_held)
-		return false;
+		return "packets held for ARP";
 	for (uint16_t p = 0; p < n_ports; p++) {
 		const struct lsw_sched *s = sw->dp.sched[p];
-		if (t_tx_count(ts, p) || s->n_pend || s->pfc.xoff_pg || s->pfc.tx_xoff ||
-		    s->pfc.tx_xon || s->pfc.rx_paused || s->pfc.port_paused)
-			return false;
-		if (c->port[p].wd_drop || c->port[p].wd_ignore_pause)
-			return false; /* a storm still in force: run until it restores */
+		const char *w = t_tx_count(ts, p) ? "frames to send" : s->n_pend ? "frames refused" :
+				s->pfc.xoff_pg ? "pausing the peer" : s->pfc.tx_xoff ? "XOFF to send" :
+				s->pfc.tx_xon ? "XON to send" : s->pfc.rx_paused ? "paused by the peer" :
+				s->pfc.port_paused ? "paused (802.3x)" :
+				c->port[p].wd_drop || c->port[p].wd_ignore_pause ? "a storm in force" : NULL;
+		if (w != NULL) {
+			snprintf(why, sizeof(why), "port %u: %s", p, w);
+			return why;
+		}
 	}
-	return true;
+	return "";
+}
+
+static bool
+drained(void)
+{
+	return *not_drained() == '\0';
 }
 
 static void
@@ -470,12 +483,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 done:
+	/* A link that went down keeps its queues (a peer that comes back late loses nothing):
+	 * links come back before the drain, or a queue for a dead link never empties. */
+	for (uint16_t p = 0; p < n_ports; p++)
+		if (sw->port[p].link_down)
+			set_link(p, false);
 	/* Run on until everything has left: queues, holds, pauses, storms (a restore takes
 	 * the watchdog's restoration time), and the XON that ends our own pauses. */
 	loop_once();
 	for (int k = 0; !drained(); k++) {
 		if (k == 5000)
-			bug("not drained after %d ms of fake time", k);
+			bug("not drained after %d ms of fake time: %s", k, not_drained());
 		loop_once();
 		now += T_HZ / 1000;
 	}
@@ -487,12 +505,9 @@ done:
 		bug("%" PRIu64 " frames fed, %" PRIu64 " counted in", fed, in);
 	if (out != sent)
 		bug("%" PRIu64 " frames sent, %" PRIu64 " counted out", sent, out);
-	for (uint16_t p = 0; p < n_ports; p++) {
+	for (uint16_t p = 0; p < n_ports; p++)
 		if (!conf()->port[p].admin_up)
 			set_admin(p, true); /* every input starts with every port up */
-		if (sw->port[p].link_down)
-			set_link(p, false);
-	}
 	if (getenv("LSW_FUZZ_PRINT")) {
 		for (int e = 0; e < LSW_EV_MAX; e++)
 			fprintf(stderr, "event %s %" PRIu64 "\n", lsw_event_name(e), event(e));

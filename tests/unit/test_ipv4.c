@@ -64,6 +64,27 @@ test_forward_rewrite(void **state)
 	t_switch_free(t);
 }
 
+/* Bytes after the IP packet are not forwarded: Ethernet padding, or 8000 bytes of garbage
+ * behind a 146-byte packet (which would have outgrown the egress port's shaper bucket and
+ * stuck in its queue: found by the packet fuzzer). */
+static void
+test_trailing_bytes(void **state)
+{
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	struct t_flow f = {.dst = "10.2.3.4", .sport = 1, .dport = 2, .payload = 100, .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+
+	(void)state;
+	memset(buf + len, 0x5a, 8000);
+	t_rx(t, T_PORT0, buf, (uint16_t)(len + 8000), 0);
+	assert_int_equal(t_tx_count(t, T_PORT4), 1);
+	struct rte_mbuf *m = t_tx_take(t, T_PORT4);
+	assert_int_equal(m->pkt_len, len);
+	assert_memory_equal(rte_pktmbuf_mtod_offset(m, uint8_t *, 34), buf + 34, len - 34);
+	rte_pktmbuf_free(m);
+	t_switch_free(t);
+}
+
 static void
 test_vlan0_stripped(void **state)
 {
@@ -399,6 +420,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ttl_checksum),
 		cmocka_unit_test(test_forward_rewrite),
+		cmocka_unit_test(test_trailing_bytes),
 		cmocka_unit_test(test_vlan0_stripped),
 		cmocka_unit_test(test_ecmp),
 		cmocka_unit_test(test_ttl_expired),
