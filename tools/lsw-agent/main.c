@@ -10,7 +10,8 @@
  *   lsw-agent check -i IFACE -s SOCKET [--seconds N] [host options]
  *
  * show counts for --seconds (or until SIGINT) and prints once; watch prints every
- * --interval until SIGINT; check prints only the config checks and exits 1 on a mismatch.
+ * --interval until SIGINT; check looks once (or after --seconds of traffic) and exits 1 on
+ * a mismatch between the host and the switch's config.
  * Host options: --host-ip, --host-mac (default: the interface's), --port (the switch port),
  * --dscp and --priority of its data, --cnp-dscp (default: what its traffic carries).
  * The programs are detached on every exit, SIGINT and SIGTERM included.
@@ -475,7 +476,9 @@ main(int argc, char **argv)
 	struct agent_view v = {0};
 	snprintf(v.iface, sizeof(v.iface), "%s", iface);
 	for (;;) {
-		bool last = stop || (seconds > 0 && now_s() - t0 >= seconds);
+		/* check with no --seconds looks once, at what it was told (--dscp ...). */
+		bool last = stop || (seconds > 0 && now_s() - t0 >= seconds) ||
+			    (strcmp(cmd, "check") == 0 && seconds == 0);
 		bool tick = strcmp(cmd, "watch") == 0 && now_s() >= next;
 		if (last || tick) {
 			read_view(&att, &v);
