@@ -153,6 +153,7 @@ class Fabric:
             "DEVICE_METADATA": {"localhost": {"hostname": sw,
                                               "mac": "02:%02x:00:00:00:01" % (0x10 + s)}},
             "LSW": {"global": {"main_lcore": 0, "workers": [1], "idle_sleep_us": 100,
+                               "rx_descriptors": 256, "tx_descriptors": 256,
                                "rpc_socket": os.path.join(self.dir, sw + ".sock"),
                                "file_prefix": "lab-%s-%s-%d" % (self.name, sw, os.getpid())}},
             "LSW_PORT": ports, "PORT": port_cfg, "INTERFACE": iface, "NEIGH": neigh,
