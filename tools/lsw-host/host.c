@@ -330,6 +330,17 @@ deactivate(struct lsw_hosts *e, struct lsw_qp *qp)
 			break;
 		}
 	qp->active = false;
+	if (e->sample_ns) { /* its last interval is sampled with the next */
+		if (e->n_idle == e->idle_cap) {
+			uint32_t cap = e->idle_cap ? 2 * e->idle_cap : 64;
+			uint32_t *a = realloc(e->idle, cap * sizeof(*a));
+			if (a == NULL)
+				abort();
+			e->idle = a;
+			e->idle_cap = cap;
+		}
+		e->idle[e->n_idle++] = qp->idx;
+	}
 }
 
 static uint64_t
@@ -970,29 +981,43 @@ host_next(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 }
 
 static void
+sample_qp(struct lsw_hosts *e, struct lsw_qp *qp, uint64_t now)
+{
+	struct lsw_host *h = &e->host[qp->src];
+
+	if (e->n_samples == e->sample_cap) {
+		uint32_t cap = e->sample_cap ? 2 * e->sample_cap : 4096;
+		struct lsw_sample *s = realloc(e->sample, cap * sizeof(*s));
+		if (s == NULL)
+			abort();
+		e->sample = s;
+		e->sample_cap = cap;
+	}
+	e->sample[e->n_samples++] = (struct lsw_sample){
+		.t_ns = now - e->start_ns, .qp = qp->idx,
+		.rate_bps = (float)qp_rate(h, qp, now),
+		.tx_bps = (float)((qp->st.bytes_sent - qp->st.bytes_sample) * 8 * NSEC_S /
+				  (double)e->sample_ns),
+		.alpha = h->c.cc == LSW_CC_NONE ? 0.0f : (float)qp->rp.alpha};
+	qp->st.bytes_sample = qp->st.bytes_sent;
+}
+
+/* The QPs that sent or may send: the active ones, and those that went idle since the last
+ * sample (their last interval's bytes). Not every QP: a Poisson run has a hundred thousand. */
+static void
 take_samples(struct lsw_hosts *e, uint64_t now)
 {
-	for (uint32_t i = 0; i < e->n_qps; i++) {
-		struct lsw_qp *qp = &e->qp[i];
-		struct lsw_host *h = &e->host[qp->src];
-		if (!h->local || (!qp->active && qp->st.bytes_sent == qp->st.bytes_sample))
-			continue;
-		if (e->n_samples == e->sample_cap) {
-			uint32_t cap = e->sample_cap ? 2 * e->sample_cap : 4096;
-			struct lsw_sample *s = realloc(e->sample, cap * sizeof(*s));
-			if (s == NULL)
-				abort();
-			e->sample = s;
-			e->sample_cap = cap;
-		}
-		e->sample[e->n_samples++] = (struct lsw_sample){
-			.t_ns = now - e->start_ns, .qp = i,
-			.rate_bps = (float)qp_rate(h, qp, now),
-			.tx_bps = (float)((qp->st.bytes_sent - qp->st.bytes_sample) * 8 * NSEC_S /
-					  (double)e->sample_ns),
-			.alpha = h->c.cc == LSW_CC_NONE ? 0.0f : (float)qp->rp.alpha};
-		qp->st.bytes_sample = qp->st.bytes_sent;
+	for (uint16_t i = 0; i < e->n_hosts; i++) {
+		const struct lsw_host *h = &e->host[i];
+		for (uint32_t k = 0; h->local && k < h->n_active; k++)
+			sample_qp(e, &e->qp[h->active[k]], now);
 	}
+	for (uint32_t k = 0; k < e->n_idle; k++) {
+		struct lsw_qp *qp = &e->qp[e->idle[k]];
+		if (!qp->active && qp->st.bytes_sent != qp->st.bytes_sample)
+			sample_qp(e, qp, now);
+	}
+	e->n_idle = 0;
 }
 
 /* The workload's clock starts once every host here knows its gateway (and the switch has
@@ -1215,5 +1240,6 @@ lsw_hosts_free(struct lsw_hosts *e)
 	free(e->coll);
 	free(e->fct);
 	free(e->sample);
+	free(e->idle);
 	memset(e, 0, sizeof(*e));
 }

@@ -234,6 +234,7 @@ struct lsw_hosts {
 	struct lsw_sample *sample;
 	uint32_t n_samples, sample_cap;
 	uint64_t sample_ns, sample_next;   /* rate sampling interval (0: none) */
+	uint32_t *idle, n_idle, idle_cap;  /* QPs gone idle since the last sample */
 	uint64_t base_rtt_ns;              /* added to the ideal FCT of a message */
 	uint64_t msgs_posted, msgs_done, msgs_failed, msgs_total;
 	uint64_t settle_ns;                /* from every gateway known to the workload */
