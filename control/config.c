@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rte_lcore.h>
-#include "lsw/config.h"
+#include "config.h"
 #include "jsonv.h"
 
 static const char *const tables[] = {
@@ -759,7 +759,7 @@ add_pfcwd_defaults(struct lsw_config *c)
 	json_t *doc = NULL, *wd;
 
 	for (unsigned int i = 0; i < c->n_ports; i++) {
-		const struct lsw_pfcwd_port *wp = &c->qos.wd.port[i];
+		const struct lsw_pfcwd_port_conf *wp = &c->qos.wd.port[i];
 		if (!wp->defaulted)
 			continue;
 		if (doc == NULL) { /* the caller's document stays as it was */

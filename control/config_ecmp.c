@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include "lsw/config.h"
+#include "config.h"
 #include "jsonv.h"
 
 /* Uplink settings: GLOBAL only, since they describe ports, not groups. */
@@ -119,7 +119,7 @@ check_group(const struct lsw_ecmp_grp_conf *g, const char *path, struct lsw_errs
 }
 
 static void
-parse_global(json_t *o, struct lsw_ecmp_config *e, struct lsw_errs *errs)
+parse_global(json_t *o, struct lsw_ecmp_conf *e, struct lsw_errs *errs)
 {
 	const char *path = "$.ECMP.GLOBAL";
 	char p[LSW_PATH_LEN];
@@ -159,9 +159,9 @@ parse_global(json_t *o, struct lsw_ecmp_config *e, struct lsw_errs *errs)
 }
 
 void
-lsw_config_ecmp_defaults(struct lsw_ecmp_config *e, uint32_t seed)
+lsw_config_ecmp_defaults(struct lsw_ecmp_conf *e, uint32_t seed)
 {
-	*e = (struct lsw_ecmp_config){
+	*e = (struct lsw_ecmp_conf){
 		.sample_us = 16, .ewma_exp = 2, .load_min = 20, .load_max = 80,
 		.queue_min = 2080, .queue_max = 208000, .w_load = 50, .w_queue = 50,
 		.dflt = {
@@ -175,7 +175,7 @@ lsw_config_ecmp_defaults(struct lsw_ecmp_config *e, uint32_t seed)
 void
 lsw_config_ecmp(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 {
-	struct lsw_ecmp_config *e = &c->ecmp;
+	struct lsw_ecmp_conf *e = &c->ecmp;
 	char p[LSW_PATH_LEN];
 	const char *key;
 	json_t *o;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lsw/config.h"
+#include "config.h"
 #include "eal.h"
 #include "jsonv.h"
 
@@ -816,7 +816,7 @@ parse_port_qos(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		}
 	}
 	for (uint16_t port = 0; port < c->n_ports; port++) {
-		struct lsw_port_qos *q = &c->qos.port[port];
+		struct lsw_port_qos_conf *q = &c->qos.port[port];
 		if (wd_follow[port])
 			q->pfcwd_enable = q->pfc_enable;
 		if (q->pfcwd_enable & ~q->pfc_enable) {
@@ -865,8 +865,8 @@ parse_pfcwd(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		}
 		if (!lsw_jv_object(o, p, pfields, errs))
 			continue;
-		struct lsw_pfcwd_port *wp = &wd->port[pi];
-		*wp = (struct lsw_pfcwd_port){.configured = true, .action = LSW_WD_DROP};
+		struct lsw_pfcwd_port_conf *wp = &wd->port[pi];
+		*wp = (struct lsw_pfcwd_port_conf){.configured = true, .action = LSW_WD_DROP};
 		if ((v = json_object_get(o, "action")) != NULL) {
 			lsw_path_key(pf, p, "action");
 			if (lsw_jv_enum(v, pf, actions, &x, errs))
@@ -884,7 +884,7 @@ parse_pfcwd(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 	}
 	/* The detection must span whole polls (sonic-pfcwd.yang). */
 	for (uint16_t i = 0; i < c->n_ports; i++) {
-		const struct lsw_pfcwd_port *wp = &wd->port[i];
+		const struct lsw_pfcwd_port_conf *wp = &wd->port[i];
 		if (!wp->configured)
 			continue;
 		lsw_path_key(p, "$.PFC_WD", c->port[i].name);
@@ -1004,7 +1004,7 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 	eg_prof = find_name("egress_lossy_profile", q->profile, q->n_profiles,
 			    sizeof(q->profile[0]));
 	for (uint16_t port = 0; port < LSW_MAX_PORTS; port++) {
-		struct lsw_port_qos *pq = &q->port[port];
+		struct lsw_port_qos_conf *pq = &q->port[port];
 		for (int k = 0; k < LSW_MAP_KINDS; k++)
 			pq->map[k] = 0; /* AZURE */
 		pq->map[LSW_MAP_DOT1P_TO_TC] = LSW_NONE; /* DSCP decides unless bound */
@@ -1024,7 +1024,7 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 	if ((t = json_object_get(doc, "PFC_WD")) != NULL)
 		parse_pfcwd(t, c, errs);
 	for (uint16_t port = 0; port < c->n_ports; port++) {
-		struct lsw_port_qos *pq = &q->port[port];
+		struct lsw_port_qos_conf *pq = &q->port[port];
 		char p[LSW_PATH_LEN];
 		/* A PFC_WD entry alone watches the lossless priorities, as SONiC's does. */
 		if (q->wd.port[port].configured && !pq->pfcwd_set)
@@ -1032,7 +1032,7 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 		/* The watchdog on, but no PFC_WD entry: SONiC's `pfcwd start_default` (the
 		 * deployment guides' snippet relies on it), written into the running config. */
 		if (pq->pfcwd_enable && !q->wd.port[port].configured)
-			q->wd.port[port] = (struct lsw_pfcwd_port){
+			q->wd.port[port] = (struct lsw_pfcwd_port_conf){
 				.configured = true, .defaulted = true, .action = LSW_WD_DROP,
 				.detection_ms = LSW_PFCWD_DEFAULT_MS, .restoration_ms = LSW_PFCWD_DEFAULT_MS,
 			};

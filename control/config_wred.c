@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "lsw/config.h"
+#include "config.h"
 #include "jsonv.h"
 
 #define MAX_THRESHOLD (1ull << 40)

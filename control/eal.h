@@ -3,7 +3,7 @@
 #define LSW_EAL_H
 
 #include <stdbool.h>
-#include "lsw/config.h"
+#include "config.h"
 
 #define LSW_EAL_MAX_ARGS (16 + 2 * LSW_MAX_PORTS)
 

@@ -8,7 +8,7 @@
  */
 #include <math.h>
 #include <stddef.h>
-#include "lsw/qos.h"
+#include "qos.h"
 
 /* IEEE 802.3 31B.3.7: pause quanta a peer may take to respond, by speed (Mb/s). */
 static uint32_t

@@ -11,8 +11,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include <rte_ether.h>
-#include "lsw/config.h"
-#include "lsw/qos.h"
+#include "config.h"
 
 #define LSW_PATH_LEN 192
 

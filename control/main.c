@@ -20,7 +20,7 @@
 #include <rte_mbuf.h>
 #include "lsw/log.h"
 #include "eal.h"
-#include "fib.h"
+#include "fibctl.h"
 #include "rpc_server.h"
 #include "switch.h"
 
@@ -155,7 +155,7 @@ setup(struct lsw_switch *sw)
 		LSW_LOG(ERR, "cannot create rings: %s", rte_strerror(rte_errno));
 		return -1;
 	}
-	struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+	struct lsw_snapshot *conf = lsw_snapshot_build(sw);
 	if (conf == NULL)
 		return -1;
 	lsw_snapshot_publish(sw, conf);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <rte_malloc.h>
 #include "lsw/log.h"
-#include "lsw/pfcwd.h"
+#include "pfcwd.h"
 #include "switch.h"
 
 static const char *const action_names[] = {"drop", "forward", "alert"};
@@ -125,8 +125,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	lsw_stats_sum_raw(sw, sum);
 
 	for (uint16_t p = 0; p < c->n_ports; p++) {
-		const struct lsw_port_qos *pq = &c->qos.port[p];
-		const struct lsw_pfcwd_port *wp = &wd->port[p];
+		const struct lsw_port_qos_conf *pq = &c->qos.port[p];
+		const struct lsw_pfcwd_port_conf *wp = &wd->port[p];
 		const uint8_t *pfc_q = c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]].v;
 		uint8_t watched_q = 0;
 		for (uint8_t prio = 0; prio < 8; prio++)
@@ -202,7 +202,7 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	}
 	sw->wd_brs_active = wd->big_red_switch;
 	if (n_changes + n_ended) {
-		struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+		struct lsw_snapshot *conf = lsw_snapshot_build(sw);
 		if (conf != NULL)
 			lsw_snapshot_publish(sw, conf);
 	}

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include <rte_common.h>
-#include "lsw/config.h"
+#include "config.h"
 #include "lsw/rpc.h"
 
 struct lsw_switch;

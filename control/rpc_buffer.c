@@ -27,7 +27,7 @@ mmu_view(struct lsw_switch *sw, struct lsw_rpc_error *e)
 
 /* The PG's or queue's current shared threshold, given the summed pool usage. */
 static uint64_t
-threshold_now(const struct lsw_mmu_conf *mc, const struct lsw_mmu_prof *p,
+threshold_now(const struct lsw_mmu_dp *mc, const struct lsw_prof_dp *p,
 	      const struct lsw_mmu_lcore *v)
 {
 	return lsw_mmu_threshold(p, &mc->pool[p->pool], v->pool_shared[p->pool]);
@@ -38,7 +38,7 @@ buffer_pools(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 {
 	static const char *const allowed[] = {NULL};
 	const struct lsw_qos_conf *q = &sw->cfg->qos;
-	const struct lsw_mmu_conf *mc = &sw->dp.conf->mmu;
+	const struct lsw_mmu_dp *mc = &sw->dp.conf->mmu;
 
 	if (!lsw_rpc_params_check(params, allowed, e))
 		return NULL;
@@ -139,9 +139,9 @@ LSW_RPC_REGISTER(m_buffer_profiles)
 static json_t *
 pg_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t p, int pg)
 {
-	const struct lsw_mmu_conf *mc = &sw->dp.conf->mmu;
+	const struct lsw_mmu_dp *mc = &sw->dp.conf->mmu;
 	const int64_t *o = v->pg_occ[p][pg];
-	const struct lsw_mmu_prof *pr = &mc->pg[p][pg];
+	const struct lsw_prof_dp *pr = &mc->pg[p][pg];
 
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:b, s:I}",
 		"PACKETS", (json_int_t)v->pg_pkts[p][pg], "BYTES", (json_int_t)v->pg_bytes[p][pg],
@@ -159,7 +159,7 @@ pg_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t p, 
 static json_t *
 queue_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t p, int q)
 {
-	const struct lsw_mmu_conf *mc = &sw->dp.conf->mmu;
+	const struct lsw_mmu_dp *mc = &sw->dp.conf->mmu;
 	const struct lsw_qos_conf *qc = &sw->cfg->qos;
 	const int64_t *o = v->q_occ[p][q];
 	const struct lsw_fifo *f = &sw->dp.sched[p]->q[q];

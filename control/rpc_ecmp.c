@@ -2,7 +2,7 @@
 /* ecmp.groups and ecmp.stats: next-hop groups, their modes, members and counters. */
 #include <rte_cycles.h>
 #include "jsonv.h"
-#include "fib.h"
+#include "fibctl.h"
 #include "rpc.h"
 #include "switch.h"
 
@@ -52,7 +52,7 @@ static json_t *
 ecmp_groups(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 {
 	static const char *const allowed[] = {NULL};
-	const struct lsw_ecmp_config *ec = &sw->cfg->ecmp;
+	const struct lsw_ecmp_conf *ec = &sw->cfg->ecmp;
 
 	if (!lsw_rpc_params_check(params, allowed, e))
 		return NULL;
@@ -87,7 +87,7 @@ LSW_RPC_REGISTER(m_ecmp_groups)
 /* Flowlet entries per member in use now (seen within the inactivity time; any, for fixed).
  * Read while the workers write them: a count of the moment, not a counter. */
 static void
-active_flowlets(const struct lsw_switch *sw, const struct lsw_ecmp_grp *g, uint8_t n,
+active_flowlets(const struct lsw_switch *sw, const struct lsw_ecmp_grp_dp *g, uint8_t n,
 		uint64_t *out)
 {
 	uint64_t now = rte_rdtsc();
@@ -106,7 +106,7 @@ static json_t *
 port_quality(struct lsw_switch *sw, uint16_t port)
 {
 	const struct lsw_ecmp_sig *s = &sw->dp.ecmp_sig[port];
-	const struct lsw_ecmp_config *ec = &sw->cfg->ecmp;
+	const struct lsw_ecmp_conf *ec = &sw->cfg->ecmp;
 	double full = (double)sw->port[port].speed * ec->sample_us / 8;
 	json_t *paused = json_array();
 	uint8_t pq = __atomic_load_n(&s->paused, __ATOMIC_RELAXED);

@@ -102,8 +102,8 @@ pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 	lsw_stats_mmu_raw(sw, v); /* storm counters are differences since the storm began */
 	json_t *ports = json_object();
 	for (uint16_t p = 0; p < c->n_ports; p++) {
-		const struct lsw_port_qos *pq = &c->qos.port[p];
-		const struct lsw_pfcwd_port *wp = &c->qos.wd.port[p];
+		const struct lsw_port_qos_conf *pq = &c->qos.port[p];
+		const struct lsw_pfcwd_port_conf *wp = &c->qos.wd.port[p];
 		if ((port >= 0 && p != port) || !pq->pfcwd_enable)
 			continue;
 		json_t *queues = json_object();

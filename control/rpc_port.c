@@ -127,7 +127,7 @@ port_set(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
 		return NULL;
 	}
-	struct lsw_dp_conf *next;
+	struct lsw_snapshot *next;
 	bool was = sw->cfg->port[port].admin_up;
 	lsw_port_set_admin(sw, (uint16_t)port, up == 1);
 	next = lsw_snapshot_build(sw);

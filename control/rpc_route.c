@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* route.list and neighbor.list */
 #include "jsonv.h"
-#include "fib.h"
+#include "fibctl.h"
 #include "rpc.h"
 #include "switch.h"
 

@@ -7,12 +7,12 @@
 #include "switch.h"
 
 static void
-mmu_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_mmu_prof *p)
+mmu_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_prof_dp *p)
 {
 	const struct lsw_profile_conf *pr = &q->profile[idx];
 	bool private_hdrm = q->pool[pr->pool].xoff == 0;
 
-	*p = (struct lsw_mmu_prof){
+	*p = (struct lsw_prof_dp){
 		/* SONiC's size includes a private headroom; the rest is the reserve. */
 		.reserved = pr->size - (private_hdrm ? pr->xoff : 0),
 		.xoff = pr->xoff, .xon = pr->xon, .xon_offset = pr->xon_offset,
@@ -23,7 +23,7 @@ mmu_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_mmu_prof *p)
 }
 
 static void
-build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
+build_mmu(const struct lsw_config *c, struct lsw_mmu_dp *m)
 {
 	const struct lsw_qos_conf *q = &c->qos;
 	uint64_t taken[LSW_MAX_POOLS] = {0};
@@ -37,11 +37,11 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
 	m->pkt_xon = m->pkt_limit / 2;
 	m->n_pools = q->n_pools;
 	for (uint16_t p = 0; p < c->n_ports; p++) {
-		const struct lsw_port_qos *pq = &q->port[p];
+		const struct lsw_port_qos_conf *pq = &q->port[p];
 		for (int i = 0; i < 8; i++) {
 			mmu_prof(q, pq->pg_profile[i], &m->pg[p][i]);
 			mmu_prof(q, pq->q_profile[i], &m->q[p][i]);
-			const struct lsw_mmu_prof *g = &m->pg[p][i], *e = &m->q[p][i];
+			const struct lsw_prof_dp *g = &m->pg[p][i], *e = &m->q[p][i];
 			bool private_hdrm = q->pool[g->pool].xoff == 0;
 			taken[g->pool] += g->reserved + (private_hdrm ? g->xoff : 0);
 			taken[e->pool] += e->reserved;
@@ -57,7 +57,7 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
 	for (uint16_t i = 0; i < q->n_pools; i++) {
 		const struct lsw_pool_conf *pc = &q->pool[i];
 		uint64_t used = taken[i] + pc->xoff; /* validation keeps this below the size */
-		m->pool[i] = (struct lsw_mmu_pool){
+		m->pool[i] = (struct lsw_pool_dp){
 			.size = pc->size, .shared = used < pc->size ? pc->size - used : 0,
 			.hdrm_shared = pc->xoff, .type = pc->type,
 		};
@@ -66,9 +66,9 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
 
 /* A queue's WRED_PROFILE, green (lsw has no policer), for the dequeue path. */
 static void
-build_aqm(const struct lsw_config *c, uint16_t profile, struct lsw_aqm_cfg *a, uint64_t *min)
+build_aqm(const struct lsw_config *c, uint16_t profile, struct lsw_aqm_dp *a, uint64_t *min)
 {
-	*a = (struct lsw_aqm_cfg){.marks = false};
+	*a = (struct lsw_aqm_dp){.marks = false};
 	*min = UINT64_MAX;
 	if (profile == LSW_NONE)
 		return;
@@ -85,15 +85,15 @@ build_aqm(const struct lsw_config *c, uint16_t profile, struct lsw_aqm_cfg *a, u
 }
 
 static void
-build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s,
-	    struct lsw_aqm_cfg *aqm)
+build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_dp *s,
+	    struct lsw_aqm_dp *aqm)
 {
 	const struct lsw_config *c = sw->cfg;
 	const struct lsw_buffer_conf *b = &c->qos.buf;
 
 	/* The bucket is what lsw may hand the PMD ahead of the line rate: small, so that a
 	 * pause stops the port within a few frames (inflight.c). */
-	*s = (struct lsw_sched_cfg){
+	*s = (struct lsw_sched_dp){
 		.rate_bps = (uint64_t)sw->port[p].speed * 1000000,
 		.burst_bytes = lsw_port_tx_burst_bytes(c, p, sw->port[p].speed),
 		.overhead = b->shaper_overhead,
@@ -107,11 +107,11 @@ build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s,
 	}
 }
 
-struct lsw_dp_conf *
+struct lsw_snapshot *
 lsw_snapshot_build(struct lsw_switch *sw)
 {
 	const struct lsw_config *c = sw->cfg;
-	struct lsw_dp_conf *d = rte_zmalloc("lsw_dp_conf", sizeof(*d), RTE_CACHE_LINE_SIZE);
+	struct lsw_snapshot *d = rte_zmalloc("lsw_snapshot", sizeof(*d), RTE_CACHE_LINE_SIZE);
 
 	if (d == NULL)
 		return NULL;
@@ -127,7 +127,7 @@ lsw_snapshot_build(struct lsw_switch *sw)
 	d->icmp_burst = c->g.icmp_burst;
 	for (uint16_t i = 0; i < c->n_ports; i++) {
 		const struct lsw_port_conf *pc = &c->port[i];
-		struct lsw_dp_port *p = &d->port[i];
+		struct lsw_port_dp *p = &d->port[i];
 		p->port_id = sw->port[i].port_id;
 		p->admin_up = pc->admin_up;
 		if (!pc->admin_up || sw->port[i].link_down)
@@ -143,7 +143,7 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		for (uint16_t w = 0; w < c->g.n_workers; w++)
 			if (c->g.workers[w] == (unsigned int)pc->lcore)
 				p->owner = w;
-		const struct lsw_port_qos *pq = &c->qos.port[i];
+		const struct lsw_port_qos_conf *pq = &c->qos.port[i];
 		p->pfc_enable = pq->pfc_enable;
 		p->rx_pause = pc->rx_pause;
 		p->pfc_quanta = pc->pfc_quanta;
@@ -174,9 +174,9 @@ lsw_snapshot_build(struct lsw_switch *sw)
 }
 
 void
-lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_dp_conf *conf)
+lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_snapshot *conf)
 {
-	struct lsw_dp_conf *old = sw->dp.conf;
+	struct lsw_snapshot *old = sw->dp.conf;
 
 	__atomic_store_n(&sw->dp.conf, conf, __ATOMIC_RELEASE);
 	if (old == NULL)

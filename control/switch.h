@@ -8,9 +8,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <rte_ethdev.h>
-#include "lsw/config.h"
+#include "config.h"
 #include "lsw/dataplane.h"
-#include "lsw/pfcwd.h"
+#include "pfcwd.h"
 
 struct lsw_fibctl;
 struct lsw_rpc_server;
@@ -106,8 +106,8 @@ const char *lsw_port_oper_status(const struct lsw_switch *sw, uint16_t port);
 void lsw_ports_poll_link(struct lsw_switch *sw, uint64_t now_ns);
 
 /* snapshot.c */
-struct lsw_dp_conf *lsw_snapshot_build(struct lsw_switch *sw);
-void lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_dp_conf *conf);
+struct lsw_snapshot *lsw_snapshot_build(struct lsw_switch *sw);
+void lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_snapshot *conf);
 
 /* stats.c */
 void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *sum);
@@ -124,9 +124,9 @@ void lsw_stats_mmu_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
 /* ecmp.c */
 /* The ECMP part of snapshot @d: thresholds per port, settings and tables per group (tables
  * carried over from the running snapshot while the group's settings keep them valid). */
-int lsw_ecmp_build(struct lsw_switch *sw, struct lsw_dp_conf *d);
+int lsw_ecmp_build(struct lsw_switch *sw, struct lsw_snapshot *d);
 /* After a grace period: free what @old has that @cur (NULL: nothing) no longer uses. */
-void lsw_ecmp_retire(struct lsw_dp_conf *old, const struct lsw_dp_conf *cur);
+void lsw_ecmp_retire(struct lsw_snapshot *old, const struct lsw_snapshot *cur);
 void lsw_ecmp_free(struct lsw_switch *sw);
 /* The settings of the group for @prefix/@plen: its ECMP entry, else ECMP.GLOBAL. */
 const struct lsw_ecmp_grp_conf *lsw_ecmp_group_conf(const struct lsw_config *c,

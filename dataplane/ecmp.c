@@ -109,7 +109,7 @@ lsw_ecmp_best(const uint8_t *q, uint8_t n, uint32_t live, int cur, uint64_t *rng
 }
 
 uint8_t
-lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw_flowlet *tbl,
+lsw_ecmp_choose(const struct lsw_ecmp_grp_dp *g, struct lsw_ecmp_ws *ws, struct lsw_flowlet *tbl,
 		uint8_t n, const uint8_t *q, uint32_t busy, uint32_t live, uint32_t hash,
 		uint64_t now, uint64_t *rng)
 {
@@ -193,7 +193,7 @@ lsw_ecmp_publish_paused(struct lsw_worker *w, uint16_t port, uint64_t now)
  * Once per sample interval: out of line, so that the worker loop stays small enough for
  * the IPv4 path to inline into it. */
 __rte_noinline void
-lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		     uint64_t now)
 {
 	const struct lsw_sched *s = w->dp->sched[port];
@@ -211,8 +211,8 @@ lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint1
  * loop, which cost every packet 10% even with the default hash mode, which never calls
  * it. */
 __rte_noinline uint8_t
-lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
-		const struct lsw_ecmp_grp *eg, const struct lsw_nhg *g,
+lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
+		const struct lsw_ecmp_grp_dp *eg, const struct lsw_nhg *g,
 		const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint8_t tc,
 		uint64_t now)
 {

@@ -55,7 +55,7 @@ ecn_field(const struct rte_mbuf *m, uint8_t **l3)
 }
 
 bool
-lsw_aqm_dequeue(struct lsw_worker *w, const struct lsw_aqm_cfg *a, uint16_t port, uint8_t q,
+lsw_aqm_dequeue(struct lsw_worker *w, const struct lsw_aqm_dp *a, uint16_t port, uint8_t q,
 		struct rte_mbuf *m, uint64_t qlen)
 {
 	const struct lsw_pkt_meta *meta = lsw_meta(m);

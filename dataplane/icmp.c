@@ -22,7 +22,7 @@ untag(struct rte_mbuf *m, const struct lsw_pkt_info *pi)
 
 enum lsw_drop
 lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
-		    const struct lsw_dp_port *port)
+		    const struct lsw_port_dp *port)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pi->l3_off);
 	uint32_t ihl = rte_ipv4_hdr_len(ip), len = pi->l3_len - ihl;
@@ -65,7 +65,7 @@ lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
  * one word (GCRA: the time the bucket would be full again), so that a compare-and-swap
  * updates it without a lock; errors are rare next to packets. */
 bool
-lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_dp_conf *conf, uint64_t now)
+lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_snapshot *conf, uint64_t now)
 {
 	if (conf->icmp_rate == 0 || conf->icmp_burst == 0)
 		return false;
@@ -97,13 +97,13 @@ is_icmp_error(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi)
  * came from. RFC 1812: never about an ICMP error or a non-first fragment.
  */
 __rte_noinline __rte_cold void
-lsw_icmp_error(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+lsw_icmp_error(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 	       struct rte_mbuf *orig, const struct lsw_pkt_info *pi, uint8_t type, uint8_t code,
 	       uint16_t mtu, uint64_t now)
 {
 	const struct rte_ipv4_hdr *oip =
 		rte_pktmbuf_mtod_offset(orig, const struct rte_ipv4_hdr *, pi->l3_off);
-	const struct lsw_dp_port *p = &conf->port[in_port];
+	const struct lsw_port_dp *p = &conf->port[in_port];
 	uint32_t src = lsw_port_src_addr(p, rte_be_to_cpu_32(oip->src_addr));
 
 	if (src == 0 || is_icmp_error(oip, pi) ||

@@ -53,7 +53,7 @@ check_addrs(uint32_t src, uint32_t dst)
 }
 
 static __rte_noinline void
-local_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+local_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 	    struct rte_mbuf *m, const struct lsw_pkt_info *pi)
 {
 	enum lsw_drop d = lsw_icmp_echo_reply(m, pi, &conf->port[in_port]);
@@ -70,7 +70,7 @@ local_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_po
  * port's priority, and before admission so no PG fills (no pause upstream). Out of line:
  * it is rare, and kept out of the hot function it stays small enough to inline. */
 static __rte_noinline bool
-wd_dropped(struct lsw_worker *w, const struct lsw_dp_conf *conf, struct rte_mbuf *m)
+wd_dropped(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbuf *m)
 {
 	const struct lsw_pkt_meta *meta = lsw_meta(m);
 	uint8_t out = meta->out_port, in = meta->in_port;
@@ -93,7 +93,7 @@ wd_dropped(struct lsw_worker *w, const struct lsw_dp_conf *conf, struct rte_mbuf
  * Admission runs per burst (lsw_admit_flush), so that packets of one class share the work.
  * Inlined into the forwarding path; lsw_ipv4_output is the same for other callers. */
 static __rte_always_inline void
-ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
+ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
 	    struct rte_mbuf *m)
 {
 	struct lsw_pkt_meta *meta = lsw_meta(m);
@@ -113,7 +113,7 @@ ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
 }
 
 void
-lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
+lsw_ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
 		struct rte_mbuf *m)
 {
 	ipv4_output(w, conf, out, m);
@@ -127,7 +127,7 @@ class_key(const struct lsw_pkt_meta *m)
 }
 
 void
-lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
 	struct lsw_pkt_meta *meta[LSW_BURST];
 	uint32_t len[LSW_BURST];
@@ -170,10 +170,10 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 /* The traffic class: from DSCP (or 802.1p where the port maps it); RoCEv2 CNPs ride
  * LSW.global.cnp_tc unless it says "dscp". */
 static __rte_always_inline uint8_t
-classify(const struct lsw_dp_conf *conf, uint16_t in_port, const struct rte_ipv4_hdr *ip,
+classify(const struct lsw_snapshot *conf, uint16_t in_port, const struct rte_ipv4_hdr *ip,
 	 const struct lsw_pkt_info *pi)
 {
-	const struct lsw_mmu_conf *mc = &conf->mmu;
+	const struct lsw_mmu_dp *mc = &conf->mmu;
 	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
 		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] :
 		mc->dscp_tc[in_port][ip->type_of_service >> 2];
@@ -187,7 +187,7 @@ classify(const struct lsw_dp_conf *conf, uint16_t in_port, const struct rte_ipv4
 /* The member of FORWARD group @gid for @m, counted per member. The default hash inline:
  * hash * n >> 32 maps it onto [0, n) without a division; other modes out of line. */
 static __rte_always_inline uint8_t
-ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
+ecmp_pick(struct lsw_worker *w, const struct lsw_snapshot *conf, uint32_t gid,
 	  const struct lsw_nhg *g, const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 	  const struct lsw_pkt_info *pi, uint16_t in_port, uint32_t crc, uint64_t now)
 {
@@ -195,7 +195,7 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 	if (unlikely(gid >= conf->ecmp.n_grp || conf->ecmp.grp[gid].ws == NULL))
 		return lsw_ecmp_hash_live(lsw_hash_mix(crc, conf->ecmp_seed), g->n,
 					  conf->ecmp_down ? lsw_ecmp_live(w->dp->fib, conf, g) : 0);
-	const struct lsw_ecmp_grp *eg = &conf->ecmp.grp[gid];
+	const struct lsw_ecmp_grp_dp *eg = &conf->ecmp.grp[gid];
 	uint8_t i;
 
 	if (likely(eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT)) {
@@ -212,7 +212,7 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 }
 
 void
-lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 	       struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pi->l3_off);
@@ -271,7 +271,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 	}
 	/* Classified after the route: the lookup does not wait for it. From here on a drop
 	 * snapshot knows where the packet was going. */
-	const struct lsw_mmu_conf *mc = &conf->mmu;
+	const struct lsw_mmu_dp *mc = &conf->mmu;
 	uint8_t tc = classify(conf, in_port, ip, pi);
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		meta->flags = LSW_META_ROCE |
@@ -287,7 +287,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 		d = LSW_DROP_TTL;
 		goto drop_in;
 	}
-	const struct lsw_dp_port *op = &conf->port[out];
+	const struct lsw_port_dp *op = &conf->port[out];
 	if (unlikely(!op->admin_up)) {
 		lsw_count_drop(w, out, LSW_DROP_L3_EGRESS_LINK_DOWN, m);
 		return;

@@ -68,13 +68,13 @@ wm(uint64_t *w, int64_t v)
  */
 uint16_t
 lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore *mine,
-		  const struct lsw_mmu_conf *mc, struct lsw_pkt_meta *const *meta,
+		  const struct lsw_mmu_dp *mc, struct lsw_pkt_meta *const *meta,
 		  const uint32_t *len, uint16_t k, uint8_t *drop)
 {
 	const uint16_t ip = meta[0]->in_port, op = meta[0]->out_port;
 	const uint8_t pg = meta[0]->pg, q = meta[0]->queue, tc = meta[0]->tc;
-	const struct lsw_mmu_prof *pp = &mc->pg[ip][pg], *qp = &mc->q[op][q];
-	const struct lsw_mmu_pool *ipool = &mc->pool[pp->pool], *epool = &mc->pool[qp->pool];
+	const struct lsw_prof_dp *pp = &mc->pg[ip][pg], *qp = &mc->q[op][q];
+	const struct lsw_pool_dp *ipool = &mc->pool[pp->pool], *epool = &mc->pool[qp->pool];
 	/* Occupancy now; the d* are what this run adds. */
 	const int64_t r0 = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
 	const int64_t s0 = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
@@ -203,7 +203,7 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 
 enum lsw_drop
 lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore *mine,
-	      const struct lsw_mmu_conf *mc, struct lsw_pkt_meta *meta, uint32_t len)
+	      const struct lsw_mmu_dp *mc, struct lsw_pkt_meta *meta, uint32_t len)
 {
 	uint8_t d;
 
@@ -216,7 +216,7 @@ lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore
  * them after each burst sees every peak. */
 void
 lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore *mine,
-		   const struct lsw_mmu_conf *mc, uint16_t ip, uint8_t pg, uint16_t op, uint8_t q)
+		   const struct lsw_mmu_dp *mc, uint16_t ip, uint8_t pg, uint16_t op, uint8_t q)
 {
 	int64_t r = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
 	int64_t s = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
@@ -234,10 +234,10 @@ lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_
 }
 
 bool
-lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_conf *mc,
+lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_dp *mc,
 		uint16_t port, uint8_t pg)
 {
-	const struct lsw_mmu_prof *pp = &mc->pg[port][pg];
+	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
 
 	if (!pp->lossless)
 		return false;
@@ -261,10 +261,10 @@ lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_m
 }
 
 bool
-lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_conf *mc,
+lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_dp *mc,
 	       uint16_t port, uint8_t pg)
 {
-	const struct lsw_mmu_prof *pp = &mc->pg[port][pg];
+	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
 
 	int64_t held = lsw_mmu_pkts_held(all, n);
 	if (lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0 ||

@@ -78,7 +78,7 @@ rx_resume(struct lsw_worker *w, struct lsw_pfc_port *pf, uint16_t port, int prio
 /* Queue pauses follow the priorities mapped to them (the longest wins); an 802.3x PAUSE
  * stops every queue, whatever the priority map says. */
 static void
-apply_queue_pauses(struct lsw_sched *s, const struct lsw_dp_port *p, uint64_t now)
+apply_queue_pauses(struct lsw_sched *s, const struct lsw_port_dp *p, uint64_t now)
 {
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		s->pause_until[q] = s->pfc.port_paused ? s->pfc.port_until : now;
@@ -94,10 +94,10 @@ apply_queue_pauses(struct lsw_sched *s, const struct lsw_dp_port *p, uint64_t no
 /* Out of line: rare next to data packets, and the worker loop stays small enough to inline
  * the IPv4 path. */
 __rte_noinline void
-lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_pfc_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	      struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	struct lsw_sched *s = w->dp->sched[port];
 	struct lsw_pfc_port *pf = &s->pfc;
 	struct lsw_pfc_counters *pc = &w->ctr->port[port].pfc;
@@ -151,10 +151,10 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t por
 }
 
 void
-lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_pfc_update(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	       uint64_t now)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	struct lsw_sched *s = w->dp->sched[port];
 	struct lsw_pfc_port *pf = &s->pfc;
 
@@ -216,10 +216,10 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 }
 
 struct rte_mbuf *
-lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		   uint64_t now)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	struct lsw_pfc_port *pf = &w->dp->sched[port]->pfc;
 	struct lsw_pfc_counters *pc = &w->ctr->port[port].pfc;
 	uint8_t enable = pf->tx_xoff | pf->tx_xon;

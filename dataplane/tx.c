@@ -10,7 +10,7 @@
 
 /* Drop a packet that was queued or staged: give back its buffer first. */
 static void
-drop_queued(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+drop_queued(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	    struct rte_mbuf *m, enum lsw_drop why)
 {
 	struct lsw_pkt_meta *meta = lsw_meta(m);
@@ -21,7 +21,7 @@ drop_queued(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 }
 
 static inline void
-push_local(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+push_local(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	   struct rte_mbuf *m)
 {
 	struct lsw_sched *s = w->dp->sched[port];
@@ -34,7 +34,7 @@ push_local(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 }
 
 static inline void
-stage(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, struct rte_mbuf *m)
+stage(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port, struct rte_mbuf *m)
 {
 	struct lsw_txbuf *b = &w->txb[port];
 
@@ -44,7 +44,7 @@ stage(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, struc
 }
 
 void
-lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	       struct rte_mbuf *m)
 {
 	/* Direct forwarding stages every port's packets and sends them in bursts. */
@@ -55,19 +55,19 @@ lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 }
 
 void
-lsw_tx_ctl(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_tx_ctl(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	   struct rte_mbuf *m)
 {
 	lsw_meta(m)->flags = LSW_META_CTL;
 	lsw_tx_enqueue(w, conf, port, m);
 }
 
-static uint16_t tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+static uint16_t tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			 struct rte_mbuf **pkts, uint16_t n);
 
 /* Hand staged packets to the owner of @port (or, forwarding direct, to the PMD). */
 void
-lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port)
+lsw_tx_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port)
 {
 	struct lsw_txbuf *b = &w->txb[port];
 	uint16_t n = b->n, sent;
@@ -94,7 +94,7 @@ lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 }
 
 void
-lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
 	for (uint16_t p = 0; p < conf->n_ports; p++)
 		if (w->txb[p].n)
@@ -103,7 +103,7 @@ lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 
 /* Move what other workers handed over into our ports' queues. Returns packets moved. */
 uint32_t
-lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
 	struct rte_mbuf *pkts[LSW_BURST];
 	uint32_t total = 0;
@@ -129,7 +129,7 @@ lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 /* Give the PMD @n frames; count what it took. Returns how many it took: the rest are the
  * caller's (the egress keeps them for the next loop, as a link holds back its sender). */
 static uint16_t
-tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	 struct rte_mbuf **pkts, uint16_t n)
 {
 	struct lsw_port_counters *pc = &w->ctr->port[port];
@@ -154,7 +154,7 @@ tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 
 /* Send from the egress: what the PMD refuses waits in the port's pending slots. */
 static void
-egress_tx(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+egress_tx(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	  struct rte_mbuf **pkts, uint16_t n)
 {
 	struct lsw_sched *s = w->dp->sched[port];
@@ -169,7 +169,7 @@ egress_tx(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 /* Empty data queue @q of @port, giving the buffer back and counting each packet as @why.
  * Returns how many there were. */
 static uint32_t
-drop_queue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, int q,
+drop_queue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port, int q,
 	   enum lsw_drop why)
 {
 	struct lsw_fifo *f = &w->dp->sched[port]->q[q];
@@ -191,7 +191,7 @@ drop_queue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, 
 }
 
 void
-lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		    enum lsw_drop why)
 {
 	struct lsw_sched *s = w->dp->sched[port];
@@ -219,7 +219,7 @@ wred_drop(struct lsw_worker *w, uint16_t port, uint8_t q, struct rte_mbuf *m)
 
 /* Queues the PFC watchdog stormed with action drop hold nothing. */
 static void
-wd_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port)
+wd_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port)
 {
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if (conf->port[port].wd_drop >> q & 1)
@@ -228,11 +228,11 @@ wd_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port)
 }
 
 uint32_t
-lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	       uint64_t now)
 {
 	struct lsw_sched *s = w->dp->sched[port];
-	const struct lsw_sched_cfg *c = &conf->sched[port];
+	const struct lsw_sched_dp *c = &conf->sched[port];
 	const uint64_t hz = w->dp->tsc_hz, bit_ticks = 8 * hz;
 	struct rte_mbuf *pkts[LSW_BURST], *m;
 	uint16_t n = 0;
@@ -327,11 +327,11 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 }
 
 uint64_t
-lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_egress_wait(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		uint64_t now)
 {
 	struct lsw_sched *s = w->dp->sched[port];
-	const struct lsw_sched_cfg *c = &conf->sched[port];
+	const struct lsw_sched_dp *c = &conf->sched[port];
 	uint64_t best = UINT64_MAX;
 
 	if (s->pfc.tx_xoff || s->pfc.tx_xon)

@@ -26,8 +26,8 @@ lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned 
 }
 
 static inline void
-handle_one(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
-	   const struct lsw_dp_port *p, struct rte_mbuf *m, uint64_t now)
+handle_one(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+	   const struct lsw_port_dp *p, struct rte_mbuf *m, uint64_t now)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	struct lsw_pkt_info pi;
@@ -75,10 +75,10 @@ drop:
 }
 
 void
-lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_process_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		  struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	struct lsw_port_counters *pc = &w->ctr->port[port];
 	uint64_t bytes = 0, mc = 0;
 	uint16_t i;
@@ -110,7 +110,7 @@ lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t
 
 /* Shutdown: hand over what is staged, drop what is queued or waits for ARP. */
 void
-lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
 	lsw_admit_flush(w, conf);
 	lsw_tx_flush_all(w, conf);
@@ -134,7 +134,7 @@ check_wm_clear(struct lsw_worker *w)
 }
 
 uint32_t
-lsw_worker_egress(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
+lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
 {
 	uint32_t work = lsw_tx_drain_handoff(w, conf);
 
@@ -163,7 +163,7 @@ lsw_worker_egress(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t
  * it only yields the CPU, to whoever shares it.
  */
 static void
-idle_sleep(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
+idle_sleep(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
 {
 	const uint64_t hz = w->dp->tsc_hz;
 	uint64_t ticks = (uint64_t)conf->idle_sleep_us * hz / 1000000;
@@ -216,7 +216,7 @@ lsw_worker_main(void *arg)
 	struct lsw_worker *w = arg;
 	struct lsw_dp *dp = w->dp;
 	struct rte_mbuf *pkts[LSW_BURST];
-	const struct lsw_dp_conf *conf = NULL;
+	const struct lsw_snapshot *conf = NULL;
 
 	/* usleep() wakes up to the timer slack late: 50 us by default, 1 us asked. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

@@ -49,32 +49,6 @@ enum lsw_hash_field {
 #define LSW_ECMP_LEVELS   8  /* quality 0..7 */
 #define LSW_ECMP_FIX      16 /* EWMAs are kept in bytes << LSW_ECMP_FIX */
 
-/* ECMP settings of one next-hop group (ECMP.GLOBAL, overridden by ECMP|<prefix>). */
-struct lsw_ecmp_grp_conf {
-	uint32_t prefix;              /* ECMP|<prefix> entries only */
-	uint8_t plen;
-	uint8_t mode;                 /* enum lsw_ecmp_mode */
-	uint8_t fields;               /* enum lsw_hash_field bits */
-	bool rebalance;               /* reactive moves of flows that never pause */
-	uint8_t margin;               /* quality levels the best must be better by */
-	uint32_t seed;
-	uint32_t inactivity_us;       /* flowlet gap */
-	uint32_t rebalance_us;        /* at most one move per group per interval */
-	uint32_t table_size;          /* flowlet entries per worker, a power of two */
-};
-
-/* The ECMP table as configured (control/config_ecmp.c). */
-struct lsw_ecmp_config {
-	uint32_t sample_us;           /* quality sampling interval */
-	uint8_t ewma_exp;
-	uint8_t load_min, load_max;   /* percent of the port speed */
-	uint64_t queue_min, queue_max; /* bytes for a 10 Gb/s port, scaled with the speed */
-	uint8_t w_load, w_queue;      /* percent; they add up to 100 */
-	struct lsw_ecmp_grp_conf dflt; /* ECMP.GLOBAL */
-	uint32_t n_grp;
-	struct lsw_ecmp_grp_conf *grp; /* ECMP|<prefix> */
-};
-
 /* A flowlet (or flowset) entry: which member a hash bucket uses and when it was last seen. */
 struct lsw_flowlet {
 	uint64_t last;                /* tsc; 0 = never used */
@@ -100,7 +74,7 @@ struct lsw_ecmp_ws {
 };
 
 /* A group's ECMP settings as the workers use them; part of the snapshot. */
-struct lsw_ecmp_grp {
+struct lsw_ecmp_grp_dp {
 	uint8_t mode;
 	uint8_t fields;
 	uint8_t rebalance;
@@ -121,7 +95,7 @@ struct lsw_ecmp_dp {
 	uint64_t load_thr[LSW_MAX_PORTS][LSW_ECMP_LEVELS - 1];  /* bytes/sample << FIX */
 	uint64_t queue_thr[LSW_MAX_PORTS][LSW_ECMP_LEVELS - 1]; /* bytes << FIX */
 	uint32_t n_grp;
-	struct lsw_ecmp_grp *grp;     /* [n_grp] by next-hop group id (FORWARD groups) */
+	struct lsw_ecmp_grp_dp *grp;     /* [n_grp] by next-hop group id (FORWARD groups) */
 };
 
 /* What the owner of a port publishes: written by the owner worker only, read by all. */
@@ -215,7 +189,7 @@ uint8_t lsw_ecmp_best(const uint8_t *q, uint8_t n, uint32_t live, int cur, uint6
  * lsw_ecmp_best (read only by the modes that need them), @busy the members congested (a
  * queue building, or paused), @live those whose port is up: no mode picks a dead member
  * while a live one is left. Counts into @ws. */
-uint8_t lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws,
+uint8_t lsw_ecmp_choose(const struct lsw_ecmp_grp_dp *g, struct lsw_ecmp_ws *ws,
 			struct lsw_flowlet *tbl, uint8_t n, const uint8_t *q, uint32_t busy,
 			uint32_t live, uint32_t hash, uint64_t now, uint64_t *rng);
 

@@ -22,7 +22,7 @@ struct lsw_aqm_curve {
 };
 
 /* One queue's profile, green (lsw has no policer). */
-struct lsw_aqm_cfg {
+struct lsw_aqm_dp {
 	struct lsw_aqm_curve mark; /* ECT packets */
 	struct lsw_aqm_curve drop; /* the others (and ECT ones where marking is off) */
 	bool marks, drops;

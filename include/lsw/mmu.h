@@ -22,12 +22,11 @@
 #include <rte_mbuf_dyn.h>
 #include "lsw/common.h"
 #include "lsw/drop.h"
-#include "lsw/qos.h"
 
 enum lsw_mmu_part { LSW_PART_RESERVED, LSW_PART_SHARED, LSW_PART_HEADROOM, LSW_PARTS };
 
 /* What admission needs of a profile, per (port, PG) or (port, queue); in the snapshot. */
-struct lsw_mmu_prof {
+struct lsw_prof_dp {
 	uint64_t reserved;   /* guaranteed bytes */
 	uint64_t xoff;       /* headroom (PG only); > 0 = lossless */
 	uint64_t xon;        /* PG only: XON when usage falls to max(xon, T - xon_offset) */
@@ -39,14 +38,14 @@ struct lsw_mmu_prof {
 	uint8_t lossless;
 };
 
-struct lsw_mmu_pool {
+struct lsw_pool_dp {
 	uint64_t size;
 	uint64_t shared;      /* size minus reserves and headroom: what thresholds divide */
 	uint64_t hdrm_shared; /* BUFFER_POOL.xoff: headroom shared by the pool's PGs */
 	uint8_t type;         /* enum lsw_pool_type */
 };
 
-struct lsw_mmu_conf {
+struct lsw_mmu_dp {
 	/* Every queued packet also holds an mbuf, so packets are a second resource, as an
 	 * ASIC's packet descriptors are: the buffer holds at most pkt_limit packets (the pool
 	 * less what the PMD rings and bursts need). Lossy ones stop at pkt_xoff, a PG at a
@@ -56,9 +55,9 @@ struct lsw_mmu_conf {
 	uint32_t cell;
 	uint64_t cell_inv;    /* ceil(2^32 / cell): cells = len * cell_inv >> 32, no division */
 	uint16_t n_pools;
-	struct lsw_mmu_pool pool[LSW_MAX_POOLS];
-	struct lsw_mmu_prof pg[LSW_MAX_PORTS][LSW_NUM_PG];
-	struct lsw_mmu_prof q[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	struct lsw_pool_dp pool[LSW_MAX_POOLS];
+	struct lsw_prof_dp pg[LSW_MAX_PORTS][LSW_NUM_PG];
+	struct lsw_prof_dp q[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	/* Classification, per port: DSCP or 802.1p to TC; TC to PG (ingress port's map) and
 	 * to queue (egress port's map). */
 	uint8_t dscp_tc[LSW_MAX_PORTS][64];
@@ -146,7 +145,7 @@ struct lsw_mmu_lcore {
 
 /* Shared bytes a PG or queue may hold now: static_th, or 2^shift * (free shared buffer). */
 static inline uint64_t
-lsw_mmu_threshold(const struct lsw_mmu_prof *p, const struct lsw_mmu_pool *pool,
+lsw_mmu_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool,
 		  int64_t shared_used)
 {
 	if (!p->dynamic) /* SAI: a static threshold of 0 is no limit (the pool's) */
@@ -173,7 +172,7 @@ lsw_mmu_cell_inv(uint32_t cell)
 /* Bytes charged for a frame: @len rounded up to whole cells. The reciprocal is exact for
  * every frame length lsw handles (tests/unit/test_mmu.c checks them all). */
 static inline uint32_t
-lsw_mmu_charge(const struct lsw_mmu_conf *mc, uint32_t len)
+lsw_mmu_charge(const struct lsw_mmu_dp *mc, uint32_t len)
 {
 	return (uint32_t)((len + mc->cell - 1) * mc->cell_inv >> 32) * mc->cell;
 }
@@ -211,21 +210,21 @@ lsw_mmu_pool_shared(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
 
 
 uint16_t lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n,
-			   struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+			   struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
 			   struct lsw_pkt_meta *const *meta, const uint32_t *len, uint16_t k,
 			   uint8_t *drop);
 /* Admission of a frame of @len bytes whose meta holds in_port, pg, out_port, queue, tc.
  * On success the meta records the buckets charged; otherwise the reason to drop. */
 enum lsw_drop lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n_workers,
-			    struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+			    struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
 			    struct lsw_pkt_meta *meta, uint32_t len);
 void lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n,
-			struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc, uint16_t ip,
+			struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc, uint16_t ip,
 			uint8_t pg, uint16_t op, uint8_t q);
 /* Give back @c bytes charged as @meta records (by any worker): one packet's, or the sum
  * over consecutive packets charged alike (see lsw_mmu_release_acc). */
 static inline void
-lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
 		      const struct lsw_pkt_meta *meta, int64_t c, int64_t pkts)
 {
 	const uint8_t ipool = mc->pg[meta->in_port][meta->pg].pool;
@@ -248,7 +247,7 @@ lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 }
 
 static inline void
-lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
 		const struct lsw_pkt_meta *meta)
 {
 	lsw_mmu_release_bytes(mine, mc, meta, meta->charged, 1);
@@ -262,7 +261,7 @@ struct lsw_mmu_acc {
 };
 
 static inline void
-lsw_mmu_acc_flush(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+lsw_mmu_acc_flush(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
 		  struct lsw_mmu_acc *a)
 {
 	if (a->pkts) {
@@ -273,7 +272,7 @@ lsw_mmu_acc_flush(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 
 /* Add one packet of @out_port/@queue charged to @in_port/@pg/@in_part/@eg_part. */
 static inline void
-lsw_mmu_release_acc(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
+lsw_mmu_release_acc(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
 		    struct lsw_mmu_acc *a, uint8_t out_port, uint8_t queue, uint8_t in_port,
 		    uint8_t pg, uint8_t in_part, uint8_t eg_part, uint32_t charged)
 {
@@ -292,8 +291,8 @@ lsw_mmu_release_acc(struct lsw_mmu_lcore *mine, const struct lsw_mmu_conf *mc,
 
 /* For PFC: should (port, PG) be paused (it holds headroom or reached its threshold), and
  * may a paused one resume (no headroom, usage at or below max(xon, T - xon_offset))? */
-bool lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_conf *mc,
+bool lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_dp *mc,
 		     uint16_t port, uint8_t pg);
-bool lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_conf *mc,
+bool lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_dp *mc,
 		    uint16_t port, uint8_t pg);
 #endif

@@ -13,7 +13,6 @@
 #include "lsw/ecn.h"
 #include "lsw/mmu.h"
 #include "lsw/pfc.h"
-#include "lsw/qos.h"
 
 /* A queued packet with what releasing its buffer needs, so that dequeue does not touch
  * the mbuf's metadata cache line. */
@@ -77,7 +76,7 @@ lsw_fifo_pop(struct lsw_fifo *f)
 }
 
 /* Scheduling parameters of a port, in the snapshot. */
-struct lsw_sched_cfg {
+struct lsw_sched_dp {
 	uint64_t rate_bps;            /* the port speed */
 	uint64_t burst_bytes;         /* token bucket depth */
 	uint32_t overhead;            /* wire bytes per frame beyond pkt_len */
@@ -107,19 +106,19 @@ struct lsw_sched {
 int lsw_sched_init(struct lsw_sched *s, uint32_t capacity, int socket);
 void lsw_sched_free(struct lsw_sched *s);
 /* Add tokens for the time since the last call. */
-void lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz,
+void lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz,
 		       uint64_t now);
 /* Tokens a frame of @len bytes costs. */
 static inline int64_t
-lsw_shaper_cost(const struct lsw_sched_cfg *c, uint64_t hz, uint32_t len)
+lsw_shaper_cost(const struct lsw_sched_dp *c, uint64_t hz, uint32_t len)
 {
 	return (int64_t)((uint64_t)(len + c->overhead) * 8 * hz);
 }
 /* The queue to serve next (its head fits the DWRR deficit), or -1. Strict queues first,
  * highest index first; paused queues are skipped. Tokens are the caller's business. */
-int lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t now);
+int lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t now);
 /* Ticks until the bucket holds @cost tokens (0 if it does). */
-uint64_t lsw_shaper_wait(const struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz,
+uint64_t lsw_shaper_wait(const struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz,
 			 int64_t cost);
 
 #endif

@@ -209,7 +209,7 @@ collect(void)
 		}
 }
 
-static const struct lsw_dp_conf *
+static const struct lsw_snapshot *
 conf(void)
 {
 	return sw->dp.conf; /* the watchdog may have published a new one */
@@ -360,7 +360,7 @@ set_link(uint16_t port, bool down)
 	for (uint16_t p = 0; p < n_ports; p++)
 		flush(p);
 	sw->port[port].link_down = down;
-	struct lsw_dp_conf *c = lsw_snapshot_build(sw);
+	struct lsw_snapshot *c = lsw_snapshot_build(sw);
 	if (c == NULL)
 		bug("snapshot: out of memory");
 	lsw_snapshot_publish(sw, c);
@@ -370,7 +370,7 @@ set_link(uint16_t port, bool down)
 static bool
 drained(void)
 {
-	const struct lsw_dp_conf *c = conf();
+	const struct lsw_snapshot *c = conf();
 
 	if (ts->w.n_held)
 		return false;

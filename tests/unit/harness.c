@@ -119,7 +119,7 @@ t_start_ports(struct t_switch *t)
 void
 t_rebuild(struct t_switch *t)
 {
-	struct lsw_dp_conf *n = lsw_snapshot_build(&t->sw);
+	struct lsw_snapshot *n = lsw_snapshot_build(&t->sw);
 
 	assert_non_null(n);
 	lsw_ecmp_retire(t->conf, n);

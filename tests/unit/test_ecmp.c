@@ -146,10 +146,10 @@ test_best(void **state)
 	assert_int_equal(lsw_ecmp_best(p, 3, 0, 0, &rng), 1);
 }
 
-static struct lsw_ecmp_grp
+static struct lsw_ecmp_grp_dp
 grp(uint8_t mode, struct lsw_ecmp_ws *ws)
 {
-	return (struct lsw_ecmp_grp){.mode = mode, .mask = 63, .inactivity = 256 * US,
+	return (struct lsw_ecmp_grp_dp){.mode = mode, .mask = 63, .inactivity = 256 * US,
 				     .rebalance_iv = 500 * US, .margin = 2, .ws = ws};
 }
 
@@ -164,7 +164,7 @@ test_flowlet(void **state)
 {
 	struct lsw_ecmp_ws ws = {0};
 	struct lsw_flowlet tbl[64] = {0};
-	struct lsw_ecmp_grp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
+	struct lsw_ecmp_grp_dp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
 	uint64_t rng = 1, now = 1000;
 	uint8_t q[3] = {8, 4, 4};
 
@@ -197,7 +197,7 @@ test_rebalance(void **state)
 {
 	struct lsw_ecmp_ws ws = {0};
 	struct lsw_flowlet tbl[64] = {0};
-	struct lsw_ecmp_grp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
+	struct lsw_ecmp_grp_dp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
 	uint64_t rng = 1, now = 1000;
 	uint8_t q[2] = {8, 7};
 
@@ -239,7 +239,7 @@ test_modes(void **state)
 	unsigned int hits[4] = {0};
 
 	(void)state;
-	struct lsw_ecmp_grp g = grp(LSW_ECMP_HASH, &ws);
+	struct lsw_ecmp_grp_dp g = grp(LSW_ECMP_HASH, &ws);
 	for (uint32_t h = 0; h < 1000; h++)
 		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, h * 0x9e3779b9u, now, &rng),
 				 (uint8_t)(((uint64_t)(h * 0x9e3779b9u) * 4) >> 32));
@@ -344,7 +344,7 @@ test_paused_member(void **state)
 		now += 1000 * US; /* past the inactivity: every flow a new flowlet */
 	}
 	/* The group's counters: 128 packets, the paused member none of TC 3's. */
-	const struct lsw_ecmp_grp *g = NULL;
+	const struct lsw_ecmp_grp_dp *g = NULL;
 	for (uint32_t i = 0; i < t->conf->ecmp.n_grp; i++)
 		if (t->conf->ecmp.grp[i].ws != NULL)
 			g = &t->conf->ecmp.grp[i];
@@ -360,7 +360,7 @@ static void
 test_tables_kept(void **state)
 {
 	struct t_switch *t = ecmp_switch(ECMP_CONFIG("", "\"mode\": \"flowlet_random\""));
-	struct lsw_ecmp_grp *g = NULL;
+	struct lsw_ecmp_grp_dp *g = NULL;
 	uint32_t gid = 0;
 
 	(void)state;

@@ -59,7 +59,7 @@ static void
 test_curve(void **state)
 {
 	struct t_switch *t = t_switch_new(CONFIG);
-	const struct lsw_aqm_cfg *a = &t->conf->aqm[E4][3];
+	const struct lsw_aqm_dp *a = &t->conf->aqm[E4][3];
 	const uint64_t depths[] = {0, 5 * KB, 5 * KB + 1, 50 * KB, 102 * KB, 150 * KB, 200 * KB,
 				   200 * KB + 1, 1000 * KB};
 	const int n = 20000;

@@ -12,7 +12,7 @@
 
 #define MIB (1ull << 20)
 
-static struct lsw_mmu_conf mc;
+static struct lsw_mmu_dp mc;
 static struct lsw_mmu_lcore *w0, *w1;
 static struct lsw_mmu_lcore *all[2];
 
@@ -27,14 +27,14 @@ setup(void **state)
 	mc.cell_inv = lsw_mmu_cell_inv(64);
 	mc.pkt_limit = mc.pkt_xoff = mc.pkt_xon = UINT32_MAX / 2; /* mbufs do not bind here */
 	mc.n_pools = 2;
-	mc.pool[0] = (struct lsw_mmu_pool){.size = 64 * MIB, .shared = 64 * MIB,
+	mc.pool[0] = (struct lsw_pool_dp){.size = 64 * MIB, .shared = 64 * MIB,
 					   .type = LSW_POOL_INGRESS};
-	mc.pool[1] = (struct lsw_mmu_pool){.size = 64 * MIB, .shared = 64 * MIB,
+	mc.pool[1] = (struct lsw_pool_dp){.size = 64 * MIB, .shared = 64 * MIB,
 					   .type = LSW_POOL_EGRESS};
 	for (int p = 0; p < LSW_MAX_PORTS; p++)
 		for (int i = 0; i < 8; i++) {
-			mc.pg[p][i] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = 7};
-			mc.q[p][i] = (struct lsw_mmu_prof){.pool = 1, .dynamic = 1, .shift = 7};
+			mc.pg[p][i] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = 7};
+			mc.q[p][i] = (struct lsw_prof_dp){.pool = 1, .dynamic = 1, .shift = 7};
 		}
 	w0 = calloc(1, sizeof(*w0));
 	w1 = calloc(1, sizeof(*w1));
@@ -74,7 +74,7 @@ test_charge_exact(void **state)
 
 	(void)state;
 	for (size_t c = 0; c < RTE_DIM(cells); c++) {
-		struct lsw_mmu_conf m = {.cell = cells[c], .cell_inv = lsw_mmu_cell_inv(cells[c]),
+		struct lsw_mmu_dp m = {.cell = cells[c], .cell_inv = lsw_mmu_cell_inv(cells[c]),
 					 .pkt_limit = UINT32_MAX / 2, .pkt_xoff = UINT32_MAX / 2};
 		for (uint32_t len = 0; len <= LSW_MAX_FRAME; len++)
 			if (lsw_mmu_charge(&m, len) != (len + cells[c] - 1) / cells[c] * cells[c])
@@ -93,7 +93,7 @@ t1_case(bool ingress, uint64_t b, int shift, int s_count)
 	setup(NULL);
 	mc.pool[ingress ? 0 : 1].shared = b;
 	for (int p = 0; p < LSW_MAX_PORTS; p++) {
-		struct lsw_mmu_prof *pr = ingress ? &mc.pg[p][0] : &mc.q[p][0];
+		struct lsw_prof_dp *pr = ingress ? &mc.pg[p][0] : &mc.q[p][0];
 		pr->shift = (int8_t)shift;
 	}
 	/* Round-robin arrivals until no queue takes any more. */
@@ -149,7 +149,7 @@ test_reserve_shared_headroom(void **state)
 
 	(void)state;
 	/* A lossless PG: 4 KB reserved, 16 KB of shared (static), 8 KB of headroom. */
-	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .reserved = 4096, .dynamic = 0,
+	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .reserved = 4096, .dynamic = 0,
 					    .static_th = 16384, .xoff = 8192, .lossless = 1};
 	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
 	for (; n < 4; n++) { /* 4 x 1024: the reserve */
@@ -204,7 +204,7 @@ test_mbuf_limit(void **state)
 	mc.pkt_limit = 100;
 	mc.pkt_xoff = 75;
 	mc.pkt_xon = 50;
-	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = 7,
+	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = 7,
 					    .xoff = 1 << 20, .lossless = 1};
 	for (; n < 38; n++) /* small lossy frames: far under any byte threshold */
 		assert_int_equal(admit(&m[n], 0, 0, 1, 0, 64), LSW_DROP_NONE);
@@ -246,7 +246,7 @@ test_xon_offset(void **state)
 	struct lsw_pkt_meta m[32];
 
 	(void)state;
-	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 0, .static_th = 16384,
+	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 0, .static_th = 16384,
 					    .xoff = 8192, .xon_offset = 4096, .lossless = 1};
 	for (int i = 0; i < 20; i++)
 		admit(&m[i], 0, 3, 1, 3, 1024);
@@ -269,26 +269,26 @@ test_lossy_drops(void **state)
 
 	(void)state;
 	/* Ingress: a static threshold of 10 KB. */
-	mc.pg[2][0] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 0, .static_th = 10240};
+	mc.pg[2][0] = (struct lsw_prof_dp){.pool = 0, .dynamic = 0, .static_th = 10240};
 	while (admit(&m, 2, 0, 5, 1, 1000) == LSW_DROP_NONE)
 		ok++;
 	assert_int_equal(ok, 10); /* 1000 B frames charge 1024 */
 	assert_int_equal(admit(&m, 2, 0, 5, 1, 1000), LSW_DROP_INGRESS_PG_THRESHOLD);
 	assert_int_equal(w0->q_drop_reason[5][1][LSW_QDROP_PG], 2);
 	/* Egress: the queue's own threshold, for lossy traffic. */
-	mc.q[6][2] = (struct lsw_mmu_prof){.pool = 1, .dynamic = 0, .static_th = 2048};
+	mc.q[6][2] = (struct lsw_prof_dp){.pool = 1, .dynamic = 0, .static_th = 2048};
 	assert_int_equal(admit(&m, 3, 0, 6, 2, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 3, 0, 6, 2, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 3, 0, 6, 2, 1024), LSW_DROP_EGRESS_QUEUE_THRESHOLD);
 	assert_int_equal(w0->q_drop_reason[6][2][LSW_QDROP_QUEUE], 1);
 	assert_int_equal(w0->q_drop_bytes[6][2], 1024);
 	/* ... but lossless traffic into the same queue is never dropped there. */
-	mc.pg[4][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = 7, .xoff = 65536,
+	mc.pg[4][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = 7, .xoff = 65536,
 					    .lossless = 1};
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(admit(&m, 4, 3, 6, 2, 1024), LSW_DROP_NONE);
 	/* dynamic_th <= -8: no shared buffer at all; only the reserve. */
-	mc.pg[7][1] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = -8,
+	mc.pg[7][1] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = -8,
 					    .reserved = 2048};
 	assert_int_equal(admit(&m, 7, 1, 8, 0, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 7, 1, 8, 0, 1024), LSW_DROP_NONE);
@@ -304,7 +304,7 @@ test_shared_headroom(void **state)
 	(void)state;
 	mc.pool[0].hdrm_shared = 4096;
 	for (int p = 0; p < 2; p++)
-		mc.pg[p][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = -8,
+		mc.pg[p][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = -8,
 						    .xoff = 8192, .lossless = 1};
 	assert_int_equal(admit(&m, 0, 3, 9, 3, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 0, 3, 9, 3, 1024), LSW_DROP_NONE);
@@ -325,7 +325,7 @@ test_threshold_edges(void **state)
 
 	(void)state;
 	/* dynamic_th -8: no shared buffer; no reserve. Idle: no XOFF, ever. */
-	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = -8,
+	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = -8,
 					    .xoff = 8192, .lossless = 1};
 	for (int i = 0; i < 3; i++)
 		assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
@@ -344,14 +344,14 @@ test_threshold_edges(void **state)
 	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
 	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
 	/* static_th 0: the whole shared pool (64 MB here), not nothing. */
-	mc.pg[1][0] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 0, .static_th = 0};
+	mc.pg[1][0] = (struct lsw_prof_dp){.pool = 0, .dynamic = 0, .static_th = 0};
 	assert_int_equal(admit(&m[2], 1, 0, 1, 0, 1024), LSW_DROP_NONE);
 	assert_int_equal(m[2].in_part, LSW_PART_SHARED);
 	assert_true(lsw_mmu_threshold(&mc.pg[1][0], &mc.pool[0], 0) == 64 * MIB);
 	/* alpha = 2^40, 2^63, 2^127: saturated thresholds, and packets admitted. */
 	static const int8_t shifts[] = {40, 63, 127};
 	for (size_t i = 0; i < RTE_DIM(shifts); i++) {
-		mc.pg[2][0] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = shifts[i]};
+		mc.pg[2][0] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = shifts[i]};
 		assert_true(lsw_mmu_threshold(&mc.pg[2][0], &mc.pool[0], 0) == (uint64_t)INT64_MAX);
 		assert_int_equal(admit(&m[3], 2, 0, 1, 0, 1024), LSW_DROP_NONE);
 		lsw_mmu_release(w0, &mc, &m[3]);
@@ -369,7 +369,7 @@ test_run_equals_single(void **state)
 	uint8_t drop[40];
 
 	(void)state;
-	mc.pg[0][0] = (struct lsw_mmu_prof){.pool = 0, .reserved = 3000, .dynamic = 0,
+	mc.pg[0][0] = (struct lsw_prof_dp){.pool = 0, .reserved = 3000, .dynamic = 0,
 					    .static_th = 20000};
 	for (int i = 0; i < 40; i++) {
 		len[i] = 60 + (uint32_t)(i * 97 % 1400);

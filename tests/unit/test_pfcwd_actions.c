@@ -13,7 +13,7 @@
 #include <rte_malloc.h>
 #include "harness.h"
 #include "lsw/pfc.h"
-#include "lsw/pfcwd.h"
+#include "pfcwd.h"
 
 #define MS 1000000ull
 #define E0 0

@@ -180,7 +180,7 @@ test_pfcwd_entries(void **state)
 		 " \"pfc_watchdog_status\": \"enable\"}}}", &errs);
 	if (c == NULL)
 		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
-	const struct lsw_pfcwd_port *wp = &c->qos.wd.port[0];
+	const struct lsw_pfcwd_port_conf *wp = &c->qos.wd.port[0];
 	assert_int_equal(c->qos.port[0].pfcwd_enable, 0x18);
 	assert_true(wp->configured && wp->defaulted);
 	assert_int_equal(wp->action, LSW_WD_DROP);

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <rte_rcu_qsbr.h>
 #include "lsw/fib.h"
-#include "lsw/config.h"
+#include "config.h"
 
 enum lsw_route_kind {
 	LSW_RT_CONNECTED,   /* subnet of a port address: glean */

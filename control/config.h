@@ -2,7 +2,8 @@
 /*
  * The validated configuration. The file is JSON in the shape of SONiC's CONFIG_DB (PORT,
  * INTERFACE, STATIC_ROUTE, NEIGH, DEVICE_METADATA) plus lsw's own tables (LSW, LSW_PORT).
- * See README.md "Configuration" for every table and field.
+ * See README.md "Configuration" for every table and field. Control plane only: the workers
+ * see the snapshot built from it (control/snapshot.c).
  */
 #ifndef LSW_CONFIG_H
 #define LSW_CONFIG_H
@@ -13,7 +14,33 @@
 #include <rte_ether.h>
 #include "lsw/common.h"
 #include "lsw/ecmp.h"
-#include "lsw/qos.h"
+#include "qos.h"
+
+/* ECMP settings of one next-hop group (ECMP.GLOBAL, overridden by ECMP|<prefix>). */
+struct lsw_ecmp_grp_conf {
+	uint32_t prefix;              /* ECMP|<prefix> entries only */
+	uint8_t plen;
+	uint8_t mode;                 /* enum lsw_ecmp_mode */
+	uint8_t fields;               /* enum lsw_hash_field bits */
+	bool rebalance;               /* reactive moves of flows that never pause */
+	uint8_t margin;               /* quality levels the best must be better by */
+	uint32_t seed;
+	uint32_t inactivity_us;       /* flowlet gap */
+	uint32_t rebalance_us;        /* at most one move per group per interval */
+	uint32_t table_size;          /* flowlet entries per worker, a power of two */
+};
+
+/* The ECMP table as configured (control/config_ecmp.c). */
+struct lsw_ecmp_conf {
+	uint32_t sample_us;           /* quality sampling interval */
+	uint8_t ewma_exp;
+	uint8_t load_min, load_max;   /* percent of the port speed */
+	uint64_t queue_min, queue_max; /* bytes for a 10 Gb/s port, scaled with the speed */
+	uint8_t w_load, w_queue;      /* percent; they add up to 100 */
+	struct lsw_ecmp_grp_conf dflt; /* ECMP.GLOBAL */
+	uint32_t n_grp;
+	struct lsw_ecmp_grp_conf *grp; /* ECMP|<prefix> */
+};
 
 #define LSW_ERRS_MAX 32
 
@@ -106,7 +133,7 @@ struct lsw_config {
 	uint32_t n_neighs;
 	struct lsw_neigh_conf *neighs;
 	struct lsw_qos_conf qos;           /* buffers, maps, schedulers (config_qos.c) */
-	struct lsw_ecmp_config ecmp;       /* the ECMP table (config_ecmp.c) */
+	struct lsw_ecmp_conf ecmp;       /* the ECMP table (config_ecmp.c) */
 	json_t *doc;                       /* the document as loaded (a reference is held) */
 };
 
@@ -126,7 +153,7 @@ uint32_t lsw_config_mbuf_reserve(const struct lsw_config *c);
 /* config_qos.c: the buffer and QoS tables, checked once the ports are known. */
 void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
 /* control/config_ecmp.c: the ECMP table, once the routes are known. */
-void lsw_config_ecmp_defaults(struct lsw_ecmp_config *e, uint32_t seed);
+void lsw_config_ecmp_defaults(struct lsw_ecmp_conf *e, uint32_t seed);
 void lsw_config_ecmp(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
 /* control/config_wred.c: the WRED_PROFILE table. */
 void lsw_config_wred(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs);

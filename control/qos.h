@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Buffer and QoS configuration, validated (control/config_qos.c): pools, profiles, what each
- * (port, PG) and (port, queue) uses, classification maps, schedulers. Sizes are bytes.
+ * Buffer and QoS configuration as parsed (control/config_*.c): pools, profiles, what each
+ * (port, PG) and (port, queue) uses, classification maps, schedulers, ECN profiles, the PFC
+ * watchdog. Control plane only: the workers see the snapshot built from it. Sizes are bytes.
  */
 #ifndef LSW_QOS_H
 #define LSW_QOS_H
@@ -10,10 +11,6 @@
 #include <stdbool.h>
 #include "lsw/common.h"
 
-#define LSW_NUM_TC      8
-#define LSW_NUM_PG      8
-#define LSW_NUM_QUEUES  8
-#define LSW_MAX_POOLS   8
 #define LSW_MAX_PROFILES 64
 #define LSW_MAX_MAPS    16
 #define LSW_MAX_SCHEDULERS 16
@@ -85,7 +82,7 @@ struct lsw_map_conf {
 	uint8_t v[64];         /* DSCP maps use 64 entries, the others 8 */
 };
 
-struct lsw_port_qos {
+struct lsw_port_qos_conf {
 	uint16_t map[LSW_MAP_KINDS];         /* map index per kind; LSW_NONE = not bound */
 	uint16_t pg_profile[LSW_NUM_PG];     /* profile index */
 	uint16_t q_profile[LSW_NUM_QUEUES];
@@ -102,7 +99,7 @@ enum lsw_pfcwd_action { LSW_WD_DROP, LSW_WD_FORWARD, LSW_WD_ALERT };
 /* SONiC's `pfcwd start_default`: detection, restoration and poll interval, ms. */
 #define LSW_PFCWD_DEFAULT_MS 200
 
-struct lsw_pfcwd_port {
+struct lsw_pfcwd_port_conf {
 	bool configured;                     /* PFC_WD has an entry for the port */
 	bool defaulted;                      /* ... made by lsw: SONiC's start_default */
 	uint8_t action;                      /* enum lsw_pfcwd_action */
@@ -113,7 +110,7 @@ struct lsw_pfcwd_port {
 struct lsw_pfcwd_conf {
 	uint32_t poll_ms;                    /* PFC_WD.GLOBAL.POLL_INTERVAL */
 	bool big_red_switch;                 /* every watched queue stormed, action drop */
-	struct lsw_pfcwd_port port[LSW_MAX_PORTS];
+	struct lsw_pfcwd_port_conf port[LSW_MAX_PORTS];
 };
 
 struct lsw_buffer_conf {
@@ -142,7 +139,7 @@ struct lsw_qos_conf {
 	struct lsw_wred_conf wred[LSW_MAX_WRED];
 	uint16_t n_maps[LSW_MAP_KINDS];
 	struct lsw_map_conf map[LSW_MAP_KINDS][LSW_MAX_MAPS];
-	struct lsw_port_qos port[LSW_MAX_PORTS];
+	struct lsw_port_qos_conf port[LSW_MAX_PORTS];
 	struct lsw_pfcwd_conf wd;
 };
 

@@ -5,7 +5,7 @@
 #include <rte_jhash.h>
 #include <rte_malloc.h>
 #include "lsw/log.h"
-#include "fib.h"
+#include "fibctl.h"
 
 struct lsw_fibctl *
 lsw_fibctl_create(struct rte_rcu_qsbr *qsv, const char *name)
