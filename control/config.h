@@ -155,8 +155,8 @@ void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
 /* control/config_ecmp.c: the ECMP table, once the routes are known. */
 void lsw_config_ecmp_defaults(struct lsw_ecmp_conf *e, uint32_t seed);
 void lsw_config_ecmp(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
-/* control/config_wred.c: the WRED_PROFILE table. */
-void lsw_config_wred(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs);
+/* control/config_ecn.c: the WRED_PROFILE table. */
+void lsw_config_ecn(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs);
 
 void lsw_errs_add(struct lsw_errs *errs, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -552,7 +552,7 @@ computed_profile(struct lsw_config *c, uint16_t port, const char *path, struct l
 			     "CABLE_LENGTH for %s", pc->name);
 		return -1;
 	}
-	if (lsw_headroom_calc(&q->buf, pc->speed, q->port[port].cable_m, pc->mtu,
+	if (lsw_buffer_headroom(&q->buf, pc->speed, q->port[port].cable_m, pc->mtu,
 			      lsw_port_inflight_bytes(c, port, pc->speed), q->pool[pool].xoff != 0,
 			      &h) != 0) {
 		lsw_errs_add(errs, path, "cannot compute headroom");
@@ -922,8 +922,8 @@ parse_queues(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 			continue;
 		int sc = ref_field(o, p, "scheduler", "SCHEDULER", c->qos.sched, c->qos.n_scheds,
 				   sizeof(c->qos.sched[0]), errs);
-		int wr = ref_field(o, p, "wred_profile", "WRED_PROFILE", c->qos.wred, c->qos.n_wred,
-				   sizeof(c->qos.wred[0]), errs);
+		int wr = ref_field(o, p, "wred_profile", "WRED_PROFILE", c->qos.ecn, c->qos.n_ecn,
+				   sizeof(c->qos.ecn[0]), errs);
 		if (sc == -2 || wr == -2)
 			continue;
 		for (uint16_t port = 0; port < c->n_ports; port++)
@@ -931,7 +931,7 @@ parse_queues(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 				if (sc >= 0)
 					c->qos.port[port].q_sched[i] = (uint16_t)sc;
 				if (wr >= 0)
-					c->qos.port[port].q_wred[i] = (uint16_t)wr;
+					c->qos.port[port].q_ecn[i] = (uint16_t)wr;
 			}
 	}
 }
@@ -990,7 +990,7 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 	if ((t = json_object_get(doc, "SCHEDULER")) != NULL)
 		parse_schedulers(t, q, errs);
 	if ((t = json_object_get(doc, "WRED_PROFILE")) != NULL)
-		lsw_config_wred(t, q, errs);
+		lsw_config_ecn(t, q, errs);
 	if ((t = json_object_get(doc, "BUFFER_POOL")) != NULL)
 		parse_pools(t, q, errs);
 	default_pools(q);
@@ -1012,7 +1012,7 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 			pq->pg_profile[i] = (uint16_t)in_prof;
 			pq->q_profile[i] = (uint16_t)eg_prof;
 			pq->q_sched[i] = 0;
-			pq->q_wred[i] = LSW_NONE;
+			pq->q_ecn[i] = LSW_NONE;
 		}
 		pq->cable_m = UINT32_MAX;
 	}

@@ -22,15 +22,4 @@ void lsw_eal_args_free(struct lsw_eal_args *a);
 /* Bytes of mbuf data room for the largest configured MTU. */
 uint16_t lsw_mbuf_data_room(const struct lsw_config *c);
 
-/* inflight.c: what @port may have handed its PMD that the wire has not carried yet. */
-bool lsw_port_is_memif(const struct lsw_config *c, uint16_t port);
-/* The shaper's depth: what lsw may send ahead of the line rate (two frames, and
- * LSW.buffer.shaper_burst_us at the port speed). */
-uint64_t lsw_port_tx_burst_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
-/* Slots of a net_memif port's ring: rsize from the devargs, else lsw's choice (a burst's
- * worth, 16 to 1024), which lsw passes as rsize; 0 for other ports. */
-uint32_t lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
-/* The burst and the ring: what arrives after a pause, beyond the cable. */
-uint64_t lsw_port_inflight_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
-
 #endif

@@ -19,7 +19,7 @@ static const char *const action_names[] = {"drop", "forward", "alert"};
 
 /* The four storm counters of a queue, read now. */
 static void
-storm_counters(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t port,
+storm_counters(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t port,
 	       uint8_t prio, uint8_t q, uint64_t out[4])
 {
 	const struct lsw_config *c = sw->cfg;
@@ -64,7 +64,7 @@ apply(struct lsw_switch *sw, uint16_t port, uint8_t q, uint8_t action, bool on)
 
 /* A storm on (@p, @q) starts now, for @prio, with @action: its counters count from here. */
 static void
-storm_begin(struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t p, uint8_t q,
+storm_begin(struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t p, uint8_t q,
 	    uint8_t prio, uint8_t action)
 {
 	struct lsw_wd_stats *st = &sw->wds[p][q];
@@ -115,13 +115,13 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	if (!active)
 		return;
 
-	struct lsw_mmu_lcore *v = rte_malloc("lsw_wd_view", sizeof(*v), 0);
+	struct lsw_buffer_lcore *v = rte_malloc("lsw_wd_view", sizeof(*v), 0);
 	struct lsw_lcore_counters *sum = rte_malloc("lsw_wd_sum", sizeof(*sum), 0);
 	if (v == NULL || sum == NULL)
 		goto out;
 	/* Raw sums: detection and the storm counters are differences in time, which a
 	 * stats.clear between two polls must not turn negative. */
-	lsw_stats_mmu_raw(sw, v);
+	lsw_stats_buffer_raw(sw, v);
 	lsw_stats_sum_raw(sw, sum);
 
 	for (uint16_t p = 0; p < c->n_ports; p++) {
@@ -207,7 +207,7 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 			lsw_snapshot_publish(sw, conf);
 	}
 	if (n_ended) {
-		lsw_stats_mmu_raw(sw, v);
+		lsw_stats_buffer_raw(sw, v);
 		for (unsigned int i = 0; i < n_ended; i++) {
 			uint16_t p = ended[i] >> 8;
 			uint8_t q = (uint8_t)ended[i];

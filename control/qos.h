@@ -11,10 +11,12 @@
 #include <stdbool.h>
 #include "lsw/common.h"
 
+struct lsw_config;
+
 #define LSW_MAX_PROFILES 64
 #define LSW_MAX_MAPS    16
 #define LSW_MAX_SCHEDULERS 16
-#define LSW_MAX_WRED    16
+#define LSW_MAX_ECN    16
 #define LSW_MAX_AI_SIZES 8
 #define LSW_QOS_NAME_LEN 64
 #define LSW_NONE        0xffff
@@ -55,18 +57,18 @@ struct lsw_sched_conf {
  * yellow and red are validated and shown, and unused. */
 enum lsw_color { LSW_GREEN, LSW_YELLOW, LSW_RED, LSW_COLORS };
 
-struct lsw_wred_curve {
+struct lsw_ecn_curve_conf {
 	uint64_t min, max;     /* bytes of queue: nothing at or below min, always above max */
 	uint8_t prob;          /* percent at max */
 	bool set;              /* thresholds given */
 };
 
-struct lsw_wred_conf {
+struct lsw_ecn_conf {
 	char name[LSW_QOS_NAME_LEN];
 	bool drop[LSW_COLORS];                  /* wred_<color>_enable: WRED drop */
 	bool ecn[LSW_COLORS];                   /* ecn: mark ECT packets of that colour */
-	struct lsw_wred_curve wred[LSW_COLORS]; /* <color>_{min,max}_threshold, _drop_probability */
-	struct lsw_wred_curve mark[LSW_COLORS]; /* ecn_<color>_*: the wred curve when not given */
+	struct lsw_ecn_curve_conf wred[LSW_COLORS]; /* <color>_{min,max}_threshold, _drop_probability */
+	struct lsw_ecn_curve_conf mark[LSW_COLORS]; /* ecn_<color>_*: the wred curve when not given */
 };
 
 enum lsw_map_kind {
@@ -87,7 +89,7 @@ struct lsw_port_qos_conf {
 	uint16_t pg_profile[LSW_NUM_PG];     /* profile index */
 	uint16_t q_profile[LSW_NUM_QUEUES];
 	uint16_t q_sched[LSW_NUM_QUEUES];    /* scheduler index */
-	uint16_t q_wred[LSW_NUM_QUEUES];     /* WRED_PROFILE index; LSW_NONE = none */
+	uint16_t q_ecn[LSW_NUM_QUEUES];     /* WRED_PROFILE index; LSW_NONE = none */
 	uint32_t cable_m;                    /* CABLE_LENGTH, metres */
 	uint8_t pfc_enable;                  /* priorities PFC pauses and honours (bit each) */
 	uint8_t pfcwd_enable;                /* priorities whose queues the watchdog watches */
@@ -132,16 +134,28 @@ struct lsw_buffer_conf {
 
 struct lsw_qos_conf {
 	struct lsw_buffer_conf buf;
-	uint16_t n_pools, n_profiles, n_scheds, n_wred;
+	uint16_t n_pools, n_profiles, n_scheds, n_ecn;
 	struct lsw_pool_conf pool[LSW_MAX_POOLS];
 	struct lsw_profile_conf profile[LSW_MAX_PROFILES];
 	struct lsw_sched_conf sched[LSW_MAX_SCHEDULERS];
-	struct lsw_wred_conf wred[LSW_MAX_WRED];
+	struct lsw_ecn_conf ecn[LSW_MAX_ECN];   /* WRED_PROFILE */
 	uint16_t n_maps[LSW_MAP_KINDS];
 	struct lsw_map_conf map[LSW_MAP_KINDS][LSW_MAX_MAPS];
 	struct lsw_port_qos_conf port[LSW_MAX_PORTS];
 	struct lsw_pfcwd_conf wd;
 };
+
+/* inflight.c: what @port may have handed its PMD that the wire has not carried yet: the
+ * shaper's burst and the PMD's ring, both part of a lossless PG's headroom. */
+bool lsw_port_is_memif(const struct lsw_config *c, uint16_t port);
+/* The shaper's depth: what lsw may send ahead of the line rate (two frames, and
+ * LSW.buffer.shaper_burst_us at the port speed). */
+uint64_t lsw_port_tx_burst_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
+/* Slots of a net_memif port's ring: rsize from the devargs, else lsw's choice (a burst's
+ * worth, 16 to 1024), which lsw passes as rsize; 0 for other ports. */
+uint32_t lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
+/* The burst and the ring: what arrives after a pause, beyond the cable. */
+uint64_t lsw_port_inflight_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
 
 /* Headroom of a lossless PG (SONiC's dynamic model, reference/buffers.md 2.2). */
 struct lsw_headroom {
@@ -153,7 +167,7 @@ struct lsw_headroom {
  * have handed its PMD that the wire has not carried yet (lsw_port_inflight_bytes; 0 gives
  * SONiC's figures). @shp: the pool has a shared headroom pool (BUFFER_POOL.xoff), so the
  * profile reserves only xon and gets no compensation (buffer_headroom_mellanox.lua). */
-int lsw_headroom_calc(const struct lsw_buffer_conf *b, uint32_t speed_mbps, uint32_t cable_m,
+int lsw_buffer_headroom(const struct lsw_buffer_conf *b, uint32_t speed_mbps, uint32_t cable_m,
 		      uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h);
 /* Parse "14680064", "14MB", "512KB", "1.5MB" (binary units: K = 1024, M = 2^20, G = 2^30). */
 bool lsw_parse_size(const char *s, uint64_t *bytes);

@@ -13,24 +13,24 @@
 static const char *const pool_types[] = {"ingress", "egress"};
 static const char *const th_modes[] = {"dynamic", "static"};
 
-static struct lsw_mmu_lcore *
-mmu_view(struct lsw_switch *sw, struct lsw_rpc_error *e)
+static struct lsw_buffer_lcore *
+buffer_view(struct lsw_switch *sw, struct lsw_rpc_error *e)
 {
-	struct lsw_mmu_lcore *v = rte_malloc("lsw_mmu_view", sizeof(*v), 0);
+	struct lsw_buffer_lcore *v = rte_malloc("lsw_buffer_view", sizeof(*v), 0);
 
 	if (v == NULL)
 		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
 	else
-		lsw_stats_mmu(sw, v);
+		lsw_stats_buffer(sw, v);
 	return v;
 }
 
 /* The PG's or queue's current shared threshold, given the summed pool usage. */
 static uint64_t
-threshold_now(const struct lsw_mmu_dp *mc, const struct lsw_prof_dp *p,
-	      const struct lsw_mmu_lcore *v)
+threshold_now(const struct lsw_buffer_dp *mc, const struct lsw_prof_dp *p,
+	      const struct lsw_buffer_lcore *v)
 {
-	return lsw_mmu_threshold(p, &mc->pool[p->pool], v->pool_shared[p->pool]);
+	return lsw_buffer_threshold(p, &mc->pool[p->pool], v->pool_shared[p->pool]);
 }
 
 static json_t *
@@ -38,11 +38,11 @@ buffer_pools(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 {
 	static const char *const allowed[] = {NULL};
 	const struct lsw_qos_conf *q = &sw->cfg->qos;
-	const struct lsw_mmu_dp *mc = &sw->dp.conf->mmu;
+	const struct lsw_buffer_dp *mc = &sw->dp.conf->buffer;
 
 	if (!lsw_rpc_params_check(params, allowed, e))
 		return NULL;
-	struct lsw_mmu_lcore *v = mmu_view(sw, e);
+	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
 	json_t *a = json_array();
@@ -137,9 +137,9 @@ static const struct lsw_rpc_method m_buffer_profiles = {
 LSW_RPC_REGISTER(m_buffer_profiles)
 
 static json_t *
-pg_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t p, int pg)
+pg_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t p, int pg)
 {
-	const struct lsw_mmu_dp *mc = &sw->dp.conf->mmu;
+	const struct lsw_buffer_dp *mc = &sw->dp.conf->buffer;
 	const int64_t *o = v->pg_occ[p][pg];
 	const struct lsw_prof_dp *pr = &mc->pg[p][pg];
 
@@ -157,9 +157,9 @@ pg_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t p, 
 }
 
 static json_t *
-queue_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t p, int q)
+queue_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t p, int q)
 {
-	const struct lsw_mmu_dp *mc = &sw->dp.conf->mmu;
+	const struct lsw_buffer_dp *mc = &sw->dp.conf->buffer;
 	const struct lsw_qos_conf *qc = &sw->cfg->qos;
 	const int64_t *o = v->q_occ[p][q];
 	const struct lsw_fifo *f = &sw->dp.sched[p]->q[q];
@@ -169,7 +169,7 @@ queue_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t 
 	const struct lsw_sched_conf *sc = &qc->sched[qc->port[p].q_sched[q]];
 
 	const uint64_t *dr = v->q_drop_reason[p][q];
-	uint16_t wr = qc->port[p].q_wred[q];
+	uint16_t wr = qc->port[p].q_ecn[q];
 
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I},"
 			 " s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:s?}",
@@ -197,7 +197,7 @@ queue_json(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t 
 		"scheduler", sc->name, "type", sc->type == LSW_SCHED_STRICT ? "STRICT" : "DWRR",
 		"weight", sc->weight, "threshold_bytes",
 		(json_int_t)threshold_now(mc, &mc->q[p][q], v),
-		"wred_profile", wr == LSW_NONE ? NULL : qc->wred[wr].name);
+		"wred_profile", wr == LSW_NONE ? NULL : qc->ecn[wr].name);
 }
 
 /* pg.stats and queue.stats: {"ports": {"Ethernet0": {"0": {...}, ... "7": {...}}}}. */
@@ -211,7 +211,7 @@ per_port(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e, bool pg
 		return NULL;
 	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
 		return NULL;
-	struct lsw_mmu_lcore *v = mmu_view(sw, e);
+	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
 	json_t *ports = json_object();
@@ -300,7 +300,7 @@ buffer_histogram(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		}
 		target = json_number_value(t);
 	}
-	struct lsw_mmu_lcore *v = mmu_view(sw, e);
+	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
 	json_t *tcs = json_object();
@@ -333,13 +333,13 @@ buffer_histogram(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		if (eff >= target && candidates[i] > best)
 			best = candidates[i];
 	}
-	double now_eff = efficiency(v->len_hist, sw->dp.conf->mmu.cell, &seen);
+	double now_eff = efficiency(v->len_hist, sw->dp.conf->buffer.cell, &seen);
 	json_t *ai = json_array();
 	for (unsigned int i = 0; i < sw->cfg->qos.buf.n_ai_sizes; i++)
 		json_array_append_new(ai, json_integer(sw->cfg->qos.buf.ai_sizes[i]));
 	rte_free(v);
 	return json_pack("{s:i, s:o, s:I, s:f, s:o, s:f, s:o, s:o}",
-		"cell", sw->dp.conf->mmu.cell, "ai_packet_sizes", ai, "packets", (json_int_t)seen,
+		"cell", sw->dp.conf->buffer.cell, "ai_packet_sizes", ai, "packets", (json_int_t)seen,
 		"efficiency", now_eff, "tcs", tcs, "target_efficiency", target,
 		"recommended_cell", best ? json_integer(best) : json_null(),
 		"candidates", cands);
@@ -362,7 +362,7 @@ buffer_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 
 	if (!lsw_rpc_params_check(params, allowed, e))
 		return NULL;
-	struct lsw_mmu_lcore *v = mmu_view(sw, e);
+	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
 	uint64_t bytes = 0, charged = 0, pkts = 0, drops = 0;
@@ -380,7 +380,7 @@ buffer_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 	for (unsigned int i = 0; i < b->n_ai_sizes; i++)
 		json_array_append_new(ai, json_integer(b->ai_sizes[i]));
 	json_t *r = json_pack("{s:I, s:i, s:o, s:i, s:I, s:I, s:I, s:I, s:f, s:I}",
-		"buffer_size", (json_int_t)b->total, "cell", sw->dp.conf->mmu.cell,
+		"buffer_size", (json_int_t)b->total, "cell", sw->dp.conf->buffer.cell,
 		"ai_packet_sizes", ai, "mbuf_data_room",
 		(int)rte_pktmbuf_data_room_size(sw->dp.pool),
 		"admitted_packets", (json_int_t)pkts, "admitted_bytes", (json_int_t)bytes,

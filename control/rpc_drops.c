@@ -14,14 +14,14 @@ struct filter {
 	uint64_t limit;
 };
 
-/* The lsw port a packet arrived on (by its DPDK port id), or LSW_SNAP_NONE. */
+/* The lsw port a packet arrived on (by its DPDK port id), or LSW_DROPSNAP_NONE. */
 static uint8_t
-rx_port(const struct lsw_switch *sw, const struct lsw_snap *s)
+rx_port(const struct lsw_switch *sw, const struct lsw_dropsnap *s)
 {
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
-		if (s->rx_port_id != LSW_SNAP_PORT_NONE && sw->port[p].port_id == s->rx_port_id)
+		if (s->rx_port_id != LSW_DROPSNAP_PORT_NONE && sw->port[p].port_id == s->rx_port_id)
 			return (uint8_t)p;
-	return LSW_SNAP_NONE;
+	return LSW_DROPSNAP_NONE;
 }
 
 static const char *
@@ -31,13 +31,13 @@ port_name(const struct lsw_switch *sw, uint8_t p)
 }
 
 static bool
-matches(const struct lsw_switch *sw, const struct lsw_snap *s, const struct filter *f)
+matches(const struct lsw_switch *sw, const struct lsw_dropsnap *s, const struct filter *f)
 {
-	struct lsw_snap_roce r;
+	struct lsw_dropsnap_bth r;
 
 	if (f->kind >= 0 && s->kind != f->kind)
 		return false;
-	if (f->reason >= 0 && (s->kind != LSW_SNAP_DROP || s->reason != f->reason))
+	if (f->reason >= 0 && (s->kind != LSW_DROPSNAP_DROP || s->reason != f->reason))
 		return false;
 	if (f->port >= 0 && s->port != f->port && s->out_port != f->port &&
 	    rx_port(sw, s) != f->port)
@@ -48,11 +48,11 @@ matches(const struct lsw_switch *sw, const struct lsw_snap *s, const struct filt
 }
 
 static json_t *
-snap_json(const struct lsw_switch *sw, const struct lsw_snap *s, uint64_t seq)
+snap_json(const struct lsw_switch *sw, const struct lsw_dropsnap *s, uint64_t seq)
 {
 	static const char hex[] = "0123456789abcdef";
-	char data[2 * LSW_SNAP_BYTES + 1];
-	struct lsw_snap_roce r;
+	char data[2 * LSW_DROPSNAP_BYTES + 1];
+	struct lsw_dropsnap_bth r;
 	const char *rx = port_name(sw, rx_port(sw, s));
 
 	for (unsigned int i = 0; i < s->caplen; i++) {
@@ -62,13 +62,13 @@ snap_json(const struct lsw_switch *sw, const struct lsw_snap *s, uint64_t seq)
 	data[2 * s->caplen] = '\0';
 	json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:s?, s:s?, s:i, s:i, s:s}",
 		"seq", (json_int_t)seq, "time_ns", (json_int_t)lsw_clock_wall_ns(&sw->clock, s->tsc),
-		"kind", s->kind == LSW_SNAP_DROP ? "drop" : "mark",
+		"kind", s->kind == LSW_DROPSNAP_DROP ? "drop" : "mark",
 		"port", port_name(sw, s->port), "in_port", rx,
-		"out_port", s->out_port == LSW_SNAP_NONE ? NULL : port_name(sw, s->out_port),
+		"out_port", s->out_port == LSW_DROPSNAP_NONE ? NULL : port_name(sw, s->out_port),
 		"len", s->len, "caplen", s->caplen, "data", data);
-	json_object_set_new(o, "queue", s->queue == LSW_SNAP_NONE ? json_null() :
+	json_object_set_new(o, "queue", s->queue == LSW_DROPSNAP_NONE ? json_null() :
 			    json_integer(s->queue));
-	json_object_set_new(o, "reason", s->kind == LSW_SNAP_DROP ?
+	json_object_set_new(o, "reason", s->kind == LSW_DROPSNAP_DROP ?
 			    json_string(lsw_drop_name((enum lsw_drop)s->reason)) : json_null());
 	if (lsw_dropsnap_roce(s, &r))
 		json_object_set_new(o, "roce", json_pack("{s:i, s:i, s:i}", "opcode", r.opcode,
@@ -123,7 +123,7 @@ drops_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		return NULL;
 	lsw_dropsnap_poll(sw);
 	json_t *list = json_array();
-	const struct lsw_snap *s;
+	const struct lsw_dropsnap *s;
 	for (uint32_t i = 0; (s = lsw_dropsnap_get(sw, i, &seq)) != NULL; i++)
 		if (matches(sw, s, &f))
 			json_array_append_new(list, snap_json(sw, s, seq));
@@ -136,7 +136,7 @@ drops_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		return NULL;
 	}
 	lsw_stats_sum(sw, sum);
-	json_t *r = json_pack("{s:i, s:b, s:I, s:o}", "capacity", (int)sw->snaps.cap,
+	json_t *r = json_pack("{s:i, s:b, s:I, s:o}", "capacity", (int)sw->dropsnaps.cap,
 			      "marks", sw->cfg->g.mark_snapshots, "missed",
 			      (json_int_t)sum->event[LSW_EV_SNAPSHOT_MISSED], "snapshots", list);
 	free(sum);

@@ -94,12 +94,12 @@ pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		return NULL;
 	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
 		return NULL;
-	struct lsw_mmu_lcore *v = rte_malloc("lsw_wd_rpc", sizeof(*v), 0);
+	struct lsw_buffer_lcore *v = rte_malloc("lsw_wd_rpc", sizeof(*v), 0);
 	if (v == NULL) {
 		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
 		return NULL;
 	}
-	lsw_stats_mmu_raw(sw, v); /* storm counters are differences since the storm began */
+	lsw_stats_buffer_raw(sw, v); /* storm counters are differences since the storm began */
 	json_t *ports = json_object();
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos_conf *pq = &c->qos.port[p];

@@ -7,7 +7,7 @@
 #include "switch.h"
 
 static void
-mmu_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_prof_dp *p)
+build_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_prof_dp *p)
 {
 	const struct lsw_profile_conf *pr = &q->profile[idx];
 	bool private_hdrm = q->pool[pr->pool].xoff == 0;
@@ -23,15 +23,15 @@ mmu_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_prof_dp *p)
 }
 
 static void
-build_mmu(const struct lsw_config *c, struct lsw_mmu_dp *m)
+build_buffer(const struct lsw_config *c, struct lsw_buffer_dp *m)
 {
 	const struct lsw_qos_conf *q = &c->qos;
 	uint64_t taken[LSW_MAX_POOLS] = {0};
 
 	m->cell = q->buf.cell;
-	m->cell_inv = lsw_mmu_cell_inv(m->cell);
+	m->cell_inv = lsw_buffer_cell_inv(m->cell);
 	/* What the mempool leaves for queued packets; lossy ones stop at three quarters, and
-	 * lossless PGs pause above that until half (include/lsw/mmu.h). */
+	 * lossless PGs pause above that until half (include/lsw/buffer.h). */
 	m->pkt_limit = c->g.mbufs - lsw_config_mbuf_reserve(c);
 	m->pkt_xoff = m->pkt_limit / 4 * 3;
 	m->pkt_xon = m->pkt_limit / 2;
@@ -39,8 +39,8 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_dp *m)
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos_conf *pq = &q->port[p];
 		for (int i = 0; i < 8; i++) {
-			mmu_prof(q, pq->pg_profile[i], &m->pg[p][i]);
-			mmu_prof(q, pq->q_profile[i], &m->q[p][i]);
+			build_prof(q, pq->pg_profile[i], &m->pg[p][i]);
+			build_prof(q, pq->q_profile[i], &m->q[p][i]);
 			const struct lsw_prof_dp *g = &m->pg[p][i], *e = &m->q[p][i];
 			bool private_hdrm = q->pool[g->pool].xoff == 0;
 			taken[g->pool] += g->reserved + (private_hdrm ? g->xoff : 0);
@@ -66,18 +66,18 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_dp *m)
 
 /* A queue's WRED_PROFILE, green (lsw has no policer), for the dequeue path. */
 static void
-build_aqm(const struct lsw_config *c, uint16_t profile, struct lsw_aqm_dp *a, uint64_t *min)
+build_ecn(const struct lsw_config *c, uint16_t profile, struct lsw_ecn_dp *a, uint64_t *min)
 {
-	*a = (struct lsw_aqm_dp){.marks = false};
+	*a = (struct lsw_ecn_dp){.marks = false};
 	*min = UINT64_MAX;
 	if (profile == LSW_NONE)
 		return;
-	const struct lsw_wred_conf *w = &c->qos.wred[profile];
-	const struct lsw_wred_curve *mk = &w->mark[LSW_GREEN], *dr = &w->wred[LSW_GREEN];
+	const struct lsw_ecn_conf *w = &c->qos.ecn[profile];
+	const struct lsw_ecn_curve_conf *mk = &w->mark[LSW_GREEN], *dr = &w->wred[LSW_GREEN];
 	a->marks = w->ecn[LSW_GREEN];
 	a->drops = w->drop[LSW_GREEN];
-	lsw_aqm_curve_set(&a->mark, mk->min, mk->max, mk->prob);
-	lsw_aqm_curve_set(&a->drop, dr->min, dr->max, dr->prob);
+	lsw_ecn_curve_set(&a->mark, mk->min, mk->max, mk->prob);
+	lsw_ecn_curve_set(&a->drop, dr->min, dr->max, dr->prob);
 	if (a->marks)
 		*min = mk->min;
 	if (a->drops)
@@ -86,7 +86,7 @@ build_aqm(const struct lsw_config *c, uint16_t profile, struct lsw_aqm_dp *a, ui
 
 static void
 build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_dp *s,
-	    struct lsw_aqm_dp *aqm)
+	    struct lsw_ecn_dp *ecn)
 {
 	const struct lsw_config *c = sw->cfg;
 	const struct lsw_buffer_conf *b = &c->qos.buf;
@@ -103,7 +103,7 @@ build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_dp *s,
 		if (sc->type == LSW_SCHED_STRICT)
 			s->strict_mask |= (uint8_t)(1 << q);
 		s->quantum[q] = (uint32_t)sc->weight * LSW_DWRR_QUANTUM;
-		build_aqm(c, c->qos.port[p].q_wred[q], &aqm[q], &s->aqm_min[q]);
+		build_ecn(c, c->qos.port[p].q_ecn[q], &ecn[q], &s->ecn_min[q]);
 	}
 }
 
@@ -163,9 +163,9 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		memcpy(p->tc_pcp, c->qos.map[LSW_MAP_TC_TO_DOT1P][pq->map[LSW_MAP_TC_TO_DOT1P]].v,
 		       sizeof(p->tc_pcp));
 		d->owned[p->owner][d->n_owned[p->owner]++] = (uint8_t)i;
-		build_sched(sw, i, &d->sched[i], d->aqm[i]);
+		build_sched(sw, i, &d->sched[i], d->ecn[i]);
 	}
-	build_mmu(c, &d->mmu);
+	build_buffer(c, &d->buffer);
 	if (lsw_ecmp_build(sw, d) != 0) {
 		rte_free(d);
 		return NULL;

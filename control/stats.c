@@ -72,24 +72,24 @@ lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *
 	st->rx_nombuf -= b->rx_nombuf;
 }
 
-/* struct lsw_mmu_lcore is all 64-bit words in three regions: occupancy deltas (summed),
+/* struct lsw_buffer_lcore is all 64-bit words in three regions: occupancy deltas (summed),
  * watermarks (max), counters (summed, minus the baseline). */
 #define MMU_WORDS(from, to) \
-	((offsetof(struct lsw_mmu_lcore, to) - offsetof(struct lsw_mmu_lcore, from)) / 8)
+	((offsetof(struct lsw_buffer_lcore, to) - offsetof(struct lsw_buffer_lcore, from)) / 8)
 
 void
-lsw_stats_mmu_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
+lsw_stats_buffer_raw(const struct lsw_switch *sw, struct lsw_buffer_lcore *out)
 {
-	const size_t occ = offsetof(struct lsw_mmu_lcore, pg_occ) / 8;
-	const size_t wm = offsetof(struct lsw_mmu_lcore, pg_wm) / 8;
-	const size_t ctr = offsetof(struct lsw_mmu_lcore, pg_pkts) / 8;
-	const size_t end = sizeof(struct lsw_mmu_lcore) / 8;
+	const size_t occ = offsetof(struct lsw_buffer_lcore, pg_occ) / 8;
+	const size_t wm = offsetof(struct lsw_buffer_lcore, pg_wm) / 8;
+	const size_t ctr = offsetof(struct lsw_buffer_lcore, pg_pkts) / 8;
+	const size_t end = sizeof(struct lsw_buffer_lcore) / 8;
 	uint64_t *o = (uint64_t *)out;
 
-	RTE_BUILD_BUG_ON(sizeof(struct lsw_mmu_lcore) % 8 != 0);
+	RTE_BUILD_BUG_ON(sizeof(struct lsw_buffer_lcore) % 8 != 0);
 	memset(out, 0, sizeof(*out));
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
-		const uint64_t *in = (const uint64_t *)sw->dp.mmu[w];
+		const uint64_t *in = (const uint64_t *)sw->dp.buffer[w];
 		for (size_t i = occ; i < wm; i++)
 			o[i] += rd(&in[i]);
 		for (size_t i = wm; i < wm + MMU_WORDS(pg_wm, wm_gen); i++)
@@ -100,13 +100,13 @@ lsw_stats_mmu_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
 }
 
 void
-lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
+lsw_stats_buffer(const struct lsw_switch *sw, struct lsw_buffer_lcore *out)
 {
-	const size_t ctr = offsetof(struct lsw_mmu_lcore, pg_pkts) / 8;
-	const uint64_t *b = (const uint64_t *)sw->mmu_base;
+	const size_t ctr = offsetof(struct lsw_buffer_lcore, pg_pkts) / 8;
+	const uint64_t *b = (const uint64_t *)sw->buffer_base;
 	uint64_t *o = (uint64_t *)out;
 
-	lsw_stats_mmu_raw(sw, out);
+	lsw_stats_buffer_raw(sw, out);
 	for (size_t i = ctr; b != NULL && i < sizeof(*out) / 8; i++)
 		o[i] -= b[i];
 }
@@ -127,8 +127,8 @@ lsw_stats_clear(struct lsw_switch *sw, int port)
 	if (port < 0)
 		memcpy(sw->base.event, now.event, sizeof(now.event));
 	/* MMU counters: all of them (they are per PG, queue and pool, not only per port). */
-	if (port < 0 && sw->mmu_base != NULL)
-		lsw_stats_mmu_raw(sw, sw->mmu_base);
+	if (port < 0 && sw->buffer_base != NULL)
+		lsw_stats_buffer_raw(sw, sw->buffer_base);
 	if (port < 0)
 		lsw_ecmp_clear(sw);
 }

@@ -25,8 +25,8 @@ struct lsw_port_rt {
 };
 
 /* The last drops and marks the workers snapshotted (dropsnap.c). */
-struct lsw_snap_store {
-	struct lsw_snap *e;             /* [cap] */
+struct lsw_dropsnap_store {
+	struct lsw_dropsnap *e;             /* [cap] */
 	uint32_t cap, head, n;          /* head: the next slot written */
 	uint64_t seq;                   /* snapshots ever stored */
 };
@@ -38,7 +38,7 @@ struct lsw_clock {
 	uint64_t tsc0, wall0, hz;
 };
 
-struct lsw_snap_roce {
+struct lsw_dropsnap_bth {
 	uint8_t opcode;
 	uint32_t dqpn, psn;
 };
@@ -61,7 +61,7 @@ struct lsw_switch {
 	struct lsw_rpc_server *rpc;
 	struct lsw_lcore_counters base; /* counters at the last stats.clear */
 	struct rte_eth_stats pmd_base[LSW_MAX_PORTS];
-	struct lsw_mmu_lcore *mmu_base; /* MMU counters at the last stats.clear */
+	struct lsw_buffer_lcore *buffer_base; /* MMU counters at the last stats.clear */
 	bool suspended[LSW_MAX_PORTS];  /* port being reconfigured (see ports.c) */
 	uint8_t wd_ignore_pause[LSW_MAX_PORTS]; /* PFC watchdog actions in force, per queue */
 	uint8_t wd_drop[LSW_MAX_PORTS];
@@ -79,7 +79,7 @@ struct lsw_switch {
 	uint64_t start_ns;
 	struct lsw_clock clock;         /* TSC to wall clock, for snapshots and timelines */
 	bool hugepages;
-	struct lsw_snap_store snaps;
+	struct lsw_dropsnap_store dropsnaps;
 	struct lsw_ecmp_gctl *ecmp[LSW_MAX_NHG]; /* by group id; FORWARD groups only */
 	/* Held by the main loop while it handles anything, by telemetry callbacks (another
 	 * thread) while they read; never by a worker. */
@@ -115,11 +115,11 @@ void lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_st
 void lsw_stats_clear(struct lsw_switch *sw, int port);
 /* The MMU as the workers' shares add up: occupancy and counters summed (counters minus the
  * clear baseline), watermarks the largest any worker saw. @out is caller-allocated. */
-void lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
+void lsw_stats_buffer(const struct lsw_switch *sw, struct lsw_buffer_lcore *out);
 /* The same without the clear baselines: for whoever measures time or differences across
  * a stats.clear (the PFC watchdog). */
 void lsw_stats_sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *sum);
-void lsw_stats_mmu_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
+void lsw_stats_buffer_raw(const struct lsw_switch *sw, struct lsw_buffer_lcore *out);
 
 /* ecmp.c */
 /* The ECMP part of snapshot @d: thresholds per port, settings and tables per group (tables
@@ -151,9 +151,9 @@ int lsw_dropsnap_config(struct lsw_switch *sw, const struct lsw_config *old);
 void lsw_dropsnap_poll(struct lsw_switch *sw);
 void lsw_dropsnap_clear(struct lsw_switch *sw);
 /* The @i-th stored snapshot, oldest first, and its sequence number; NULL past the end. */
-const struct lsw_snap *lsw_dropsnap_get(const struct lsw_switch *sw, uint32_t i, uint64_t *seq);
+const struct lsw_dropsnap *lsw_dropsnap_get(const struct lsw_switch *sw, uint32_t i, uint64_t *seq);
 /* The BTH of a RoCEv2 packet in the snapshot's bytes (IPv4, UDP 4791); false otherwise. */
-bool lsw_dropsnap_roce(const struct lsw_snap *s, struct lsw_snap_roce *r);
+bool lsw_dropsnap_roce(const struct lsw_dropsnap *s, struct lsw_dropsnap_bth *r);
 
 /* pfcwd.c */
 /* The PFC watchdog at @now_tsc (the TSC, or a test's fake clock at dp.tsc_hz). */

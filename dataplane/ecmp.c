@@ -230,7 +230,7 @@ lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
 			uint16_t port = w->dp->fib->nh[g->member[i]].port;
 			const struct lsw_ecmp_sig *sig = &w->dp->ecmp_sig[port];
 			uint8_t paused = __atomic_load_n(&sig->paused, __ATOMIC_RELAXED);
-			q[i] = (paused >> conf->mmu.tc_q[port][tc] & 1) ? 0 :
+			q[i] = (paused >> conf->buffer.tc_q[port][tc] & 1) ? 0 :
 			       __atomic_load_n(&sig->quality, __ATOMIC_RELAXED) + 1;
 			/* Congested: paused, a queue building, or loaded past load_max. */
 			if (q[i] == 0 || __atomic_load_n(&sig->queue_level, __ATOMIC_RELAXED) > 0 ||

@@ -74,15 +74,15 @@ wd_dropped(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbu
 {
 	const struct lsw_pkt_meta *meta = lsw_meta(m);
 	uint8_t out = meta->out_port, in = meta->in_port;
-	uint8_t in_q = conf->mmu.tc_q[in][meta->tc];
+	uint8_t in_q = conf->buffer.tc_q[in][meta->tc];
 
 	if (conf->port[out].wd_drop >> meta->queue & 1) {
-		w->mmu->wd_tx_drops[out][meta->queue]++;
+		w->buffer->wd_tx_drops[out][meta->queue]++;
 		lsw_count_drop(w, out, LSW_DROP_PFC_WD_TX_DROP, m);
 		return true;
 	}
 	if (conf->port[in].wd_drop >> in_q & 1) {
-		w->mmu->wd_rx_drops[in][in_q]++;
+		w->buffer->wd_rx_drops[in][in_q]++;
 		lsw_count_drop(w, in, LSW_DROP_PFC_WD_RX_DROP, m);
 		return true;
 	}
@@ -99,7 +99,7 @@ ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
 	struct lsw_pkt_meta *meta = lsw_meta(m);
 
 	meta->out_port = (uint8_t)out;
-	meta->queue = conf->mmu.tc_q[out][meta->tc];
+	meta->queue = conf->buffer.tc_q[out][meta->tc];
 	if (unlikely(conf->port[out].wd_drop | conf->port[meta->in_port].wd_drop) &&
 	    wd_dropped(w, conf, m))
 		return;
@@ -119,61 +119,13 @@ lsw_ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t 
 	ipv4_output(w, conf, out, m);
 }
 
-static inline uint32_t
-class_key(const struct lsw_pkt_meta *m)
-{
-	return (uint32_t)m->in_port << 24 | (uint32_t)m->pg << 16 | (uint32_t)m->out_port << 8 |
-	       m->queue;
-}
-
-void
-lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
-{
-	struct lsw_pkt_meta *meta[LSW_BURST];
-	uint32_t len[LSW_BURST];
-	uint8_t drop[LSW_BURST];
-	uint16_t n = w->n_adm;
-
-	w->n_adm = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		meta[i] = lsw_meta(w->adm[i]);
-		len[i] = w->adm[i]->pkt_len;
-	}
-	for (uint16_t i = 0, j; i < n; i = j) {
-		/* A run: consecutive packets of one (ingress PG, egress queue); the TC too, for
-		 * the histogram. */
-		uint32_t key = class_key(meta[i]);
-		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc; j++)
-			;
-		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
-		lsw_mmu_admit_run(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu,
-				  meta + i, len + i, k, drop + i);
-		/* Within one worker occupancy only grows here, so the run's end is its peak. */
-		lsw_mmu_watermarks(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu,
-				   meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);
-		/* The run's queue, when it is ours: no per-packet lookups. */
-		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
-				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
-		for (uint16_t x = i; x < j; x++) {
-			enum lsw_drop d = (enum lsw_drop)drop[x];
-			if (unlikely(d != LSW_DROP_NONE))
-				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
-					       w->adm[x]);
-			else if (likely(f != NULL))
-				lsw_fifo_push(f, w->adm[x], meta[x]); /* holds every mbuf: no fail */
-			else
-				lsw_tx_enqueue(w, conf, out, w->adm[x]);
-		}
-	}
-}
-
 /* The traffic class: from DSCP (or 802.1p where the port maps it); RoCEv2 CNPs ride
  * LSW.global.cnp_tc unless it says "dscp". */
 static __rte_always_inline uint8_t
 classify(const struct lsw_snapshot *conf, uint16_t in_port, const struct rte_ipv4_hdr *ip,
 	 const struct lsw_pkt_info *pi)
 {
-	const struct lsw_mmu_dp *mc = &conf->mmu;
+	const struct lsw_buffer_dp *mc = &conf->buffer;
 	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
 		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] :
 		mc->dscp_tc[in_port][ip->type_of_service >> 2];
@@ -271,7 +223,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t i
 	}
 	/* Classified after the route: the lookup does not wait for it. From here on a drop
 	 * snapshot knows where the packet was going. */
-	const struct lsw_mmu_dp *mc = &conf->mmu;
+	const struct lsw_buffer_dp *mc = &conf->buffer;
 	uint8_t tc = classify(conf, in_port, ip, pi);
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		meta->flags = LSW_META_ROCE |

@@ -16,7 +16,7 @@ drop_queued(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port
 	struct lsw_pkt_meta *meta = lsw_meta(m);
 
 	if (meta->flags & LSW_META_CHARGED)
-		lsw_mmu_release(w->mmu, &conf->mmu, meta);
+		lsw_buffer_release(w->buffer, &conf->buffer, meta);
 	lsw_count_drop(w, port, why, m);
 }
 
@@ -182,7 +182,7 @@ drop_queue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			.out_port = (uint8_t)port, .queue = (uint8_t)q,
 			.in_part = e->in_part, .eg_part = e->eg_part,
 		};
-		lsw_mmu_release(w->mmu, &conf->mmu, &meta);
+		lsw_buffer_release(w->buffer, &conf->buffer, &meta);
 		lsw_count_drop(w, port, why, e->m);
 		n++;
 	}
@@ -211,9 +211,9 @@ lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf, uint1
 static void
 wred_drop(struct lsw_worker *w, uint16_t port, uint8_t q, struct rte_mbuf *m)
 {
-	w->mmu->q_drop_reason[port][q][LSW_QDROP_WRED]++;
-	w->mmu->q_drop_bytes[port][q] += m->pkt_len;
-	w->mmu->q_wred_drop_bytes[port][q] += m->pkt_len;
+	w->buffer->q_drop_reason[port][q][LSW_QDROP_WRED]++;
+	w->buffer->q_drop_bytes[port][q] += m->pkt_len;
+	w->buffer->q_wred_drop_bytes[port][q] += m->pkt_len;
 	lsw_count_drop(w, port, LSW_DROP_WRED_DROP, m);
 }
 
@@ -223,7 +223,7 @@ wd_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port)
 {
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if (conf->port[port].wd_drop >> q & 1)
-			w->mmu->wd_tx_drops[port][q] += drop_queue(w, conf, port, q,
+			w->buffer->wd_tx_drops[port][q] += drop_queue(w, conf, port, q,
 								   LSW_DROP_PFC_WD_TX_DROP);
 }
 
@@ -288,7 +288,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		 * buffer is given back once per run of packets charged alike. */
 		struct lsw_fifo *f = &s->q[q];
 		const bool dwrr = !(c->strict_mask >> q & 1);
-		struct lsw_mmu_acc acc = {.bytes = 0};
+		struct lsw_buffer_acc acc = {.bytes = 0};
 		uint64_t bytes = 0, dropped = 0;
 		uint16_t first = n;
 		do {
@@ -299,13 +299,13 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 				break;
 			f->head++;
 			bytes += len;
-			lsw_mmu_release_acc(w->mmu, &conf->mmu, &acc, (uint8_t)port, (uint8_t)q,
+			lsw_buffer_release_acc(w->buffer, &conf->buffer, &acc, (uint8_t)port, (uint8_t)q,
 					    e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
 			/* ECN and WRED on the bytes left behind, the departing packet excluded,
 			 * and on those the PMD refused, which leave ahead of it. */
 			uint64_t behind = f->bytes - bytes + s->pend_bytes;
-			if (unlikely(behind > c->aqm_min[q]) &&
-			    lsw_aqm_dequeue(w, &conf->aqm[port][q], port, (uint8_t)q, e->m, behind)) {
+			if (unlikely(behind > c->ecn_min[q]) &&
+			    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m, behind)) {
 				wred_drop(w, port, (uint8_t)q, e->m);
 				dropped += len;
 				continue;
@@ -314,10 +314,10 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			s->deficit[q] -= dwrr ? len : 0;
 			pkts[n++] = e->m;
 		} while (n < LSW_BURST && f->head != f->tail);
-		lsw_mmu_acc_flush(w->mmu, &conf->mmu, &acc);
+		lsw_buffer_acc_flush(w->buffer, &conf->buffer, &acc);
 		f->bytes -= bytes;
-		w->mmu->q_tx_pkts[port][q] += n - first;
-		w->mmu->q_tx_bytes[port][q] += bytes - dropped;
+		w->buffer->q_tx_pkts[port][q] += n - first;
+		w->buffer->q_tx_bytes[port][q] += bytes - dropped;
 		if (n == first && dropped == 0)
 			break; /* out of tokens: the head waits */
 	}

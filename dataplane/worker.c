@@ -21,7 +21,7 @@ lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned 
 	w->idx = idx;
 	w->lcore = lcore;
 	w->ctr = &dp->ctr[idx];
-	w->mmu = dp->mmu[idx];
+	w->buffer = dp->buffer[idx];
 	w->rng = 0x9e3779b97f4a7c15ull * (idx + 1u); /* any non-zero seed */
 }
 
@@ -125,11 +125,11 @@ check_wm_clear(struct lsw_worker *w)
 {
 	uint64_t gen = __atomic_load_n(&w->dp->wm_clear_gen, __ATOMIC_ACQUIRE);
 
-	if (unlikely(gen != w->mmu->wm_gen)) {
-		memset(w->mmu->pg_wm, 0, sizeof(w->mmu->pg_wm));
-		memset(w->mmu->q_wm, 0, sizeof(w->mmu->q_wm));
-		memset(w->mmu->pool_wm, 0, sizeof(w->mmu->pool_wm));
-		w->mmu->wm_gen = gen;
+	if (unlikely(gen != w->buffer->wm_gen)) {
+		memset(w->buffer->pg_wm, 0, sizeof(w->buffer->pg_wm));
+		memset(w->buffer->q_wm, 0, sizeof(w->buffer->q_wm));
+		memset(w->buffer->pool_wm, 0, sizeof(w->buffer->pool_wm));
+		w->buffer->wm_gen = gen;
 	}
 }
 

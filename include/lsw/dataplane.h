@@ -20,7 +20,7 @@
 #include "lsw/dropsnap.h"
 #include "lsw/ecmp.h"
 #include "lsw/fib.h"
-#include "lsw/mmu.h"
+#include "lsw/buffer.h"
 #include "lsw/parse.h"
 #include "lsw/sched.h"
 
@@ -68,9 +68,9 @@ struct lsw_snapshot {
 	uint8_t n_owned[LSW_MAX_WORKERS];
 	uint8_t owned[LSW_MAX_WORKERS][LSW_MAX_PORTS];
 	struct lsw_sched_dp sched[LSW_MAX_PORTS];
-	struct lsw_mmu_dp mmu;
+	struct lsw_buffer_dp buffer;
 	/* Read only when a queue is past its lowest threshold: kept out of the hot lines. */
-	struct lsw_aqm_dp aqm[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	struct lsw_ecn_dp ecn[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	struct lsw_ecmp_dp ecmp;  /* quality thresholds, group modes (control/ecmp.c) */
 };
 _Static_assert(LSW_MAX_PORTS <= 32, "ecmp_down has a bit per port");
@@ -100,14 +100,14 @@ struct lsw_dp {
 	uint64_t tsc_hz;            /* cp: set at start-up */
 	uint16_t n_workers;         /* cp: set at start-up */
 	int quit;                   /* cp: atomic store 1 to stop; dp: atomic load */
-	/* MMU share of each worker; each written only by its worker (include/lsw/mmu.h). */
-	struct lsw_mmu_lcore *mmu[LSW_MAX_WORKERS];    /* cp: set at start-up */
+	/* Buffer accounting of each worker; each written only by its worker (include/lsw/buffer.h). */
+	struct lsw_buffer_lcore *buffer[LSW_MAX_WORKERS]; /* cp: set at start-up */
 	/* Egress queues of each port; used only by the port's owner worker. */
 	struct lsw_sched *sched[LSW_MAX_PORTS];        /* cp: set at start-up */
 	uint64_t wm_clear_gen;      /* cp: increment to clear watermarks; dp: acquire load */
 	/* Drop/mark snapshots: ring of each worker (SP: the worker, SC: the main lcore). */
-	struct rte_ring *snap[LSW_MAX_WORKERS];        /* cp: set at start-up; NULL = none */
-	uint8_t snap_mode;          /* cp: relaxed store of LSW_SNAP_* bits; dp: relaxed load */
+	struct rte_ring *dropsnap[LSW_MAX_WORKERS];    /* cp: set at start-up; NULL = none */
+	uint8_t dropsnap_mode;          /* cp: relaxed store of LSW_DROPSNAP_* bits; dp: relaxed load */
 	/* Uplink quality of each port: its owner worker writes, every worker reads. */
 	struct lsw_ecmp_sig *ecmp_sig;                 /* cp: [LSW_MAX_PORTS] at start-up */
 	/* ICMP error limit, switch-wide: tsc when the bucket is full again (icmp.c). */
@@ -140,7 +140,7 @@ struct lsw_worker {
 	struct lsw_lcore_counters *ctr;
 	uint16_t n_held;                 /* busy hold slots */
 	struct lsw_hold_slot hold[LSW_HOLD_SLOTS];
-	struct lsw_mmu_lcore *mmu;       /* this worker's MMU share */
+	struct lsw_buffer_lcore *buffer;    /* this worker's share of the buffer */
 	uint16_t n_adm;                  /* routed packets waiting for admission */
 	struct rte_mbuf *adm[LSW_BURST];
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
@@ -157,7 +157,7 @@ void lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf);
 /* The loop's second half, after the rx bursts: handoff rings, ARP holds, then per owned
  * port PFC, ECMP quality and the egress; staged packets flushed. Returns packets moved. */
 uint32_t lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
-/* ipv4.c: admit what lsw_ipv4_output collected, in runs, and queue it. */
+/* buffer.c: admit what lsw_ipv4_output collected, in runs, and queue it. */
 void lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf);
 
 /* RFC 1624 incremental update of a header checksum @csum (network order) for one 16-bit
@@ -243,7 +243,7 @@ struct rte_mbuf *lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_snaps
 
 /* ecn.c: ECN mark (counted) or WRED drop verdict (true: the caller drops) for @m leaving
  * queue @q of @port with @qlen bytes behind it. */
-bool lsw_aqm_dequeue(struct lsw_worker *w, const struct lsw_aqm_dp *a, uint16_t port, uint8_t q,
+bool lsw_ecn_dequeue(struct lsw_worker *w, const struct lsw_ecn_dp *a, uint16_t port, uint8_t q,
 		     struct rte_mbuf *m, uint64_t qlen);
 
 /* ecmp.c */
@@ -294,7 +294,7 @@ void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf, 
 			 enum lsw_drop why);
 
 /* dropsnap.c: copy what is known of @m into the worker's snapshot ring (or count a miss). */
-void lsw_snap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
+void lsw_dropsnap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
 		   struct rte_mbuf *m);
 
 /* counters.c: count @m dropped on @port for @d (and snapshot it), and free it. Out of

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <rte_mbuf.h>
 #include "lsw/ecn.h"
-#include "lsw/mmu.h"
+#include "lsw/buffer.h"
 #include "lsw/pfc.h"
 
 /* A queued packet with what releasing its buffer needs, so that dequeue does not touch
@@ -82,7 +82,7 @@ struct lsw_sched_dp {
 	uint32_t overhead;            /* wire bytes per frame beyond pkt_len */
 	uint8_t strict_mask;          /* queue bit set: strict priority (higher queue first) */
 	uint32_t quantum[LSW_NUM_QUEUES]; /* DWRR: weight * LSW_DWRR_QUANTUM bytes */
-	uint64_t aqm_min[LSW_NUM_QUEUES]; /* ECN/WRED act above this depth (UINT64_MAX: never) */
+	uint64_t ecn_min[LSW_NUM_QUEUES]; /* ECN/WRED act above this depth (UINT64_MAX: never) */
 };
 
 #define LSW_DWRR_QUANTUM LSW_MAX_FRAME /* a quantum of weight 1 sends any frame */

@@ -94,8 +94,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	sw = &ts->sw;
 	if (t_start_ports(ts) != 0)
 		bug("cannot start the net_ring ports");
-	sw->mmu_base = rte_zmalloc("fuzz_mmu_base", sizeof(*sw->mmu_base), 0);
-	if (sw->mmu_base == NULL || lsw_dropsnap_init(sw) != 0)
+	sw->buffer_base = rte_zmalloc("fuzz_mmu_base", sizeof(*sw->buffer_base), 0);
+	if (sw->buffer_base == NULL || lsw_dropsnap_init(sw) != 0)
 		bug("out of memory");
 	n_ports = sw->cfg->n_ports;
 	for (uint16_t p = 0; p < n_ports; p++) {
@@ -150,7 +150,7 @@ struct tally {
 static void
 tally(struct tally *t)
 {
-	const struct lsw_mmu_lcore *m = sw->dp.mmu[0];
+	const struct lsw_buffer_lcore *m = sw->dp.buffer[0];
 	static const int qdrop_reason[LSW_QDROP_REASONS] = {
 		[LSW_QDROP_PG] = LSW_DROP_INGRESS_PG_THRESHOLD,
 		[LSW_QDROP_HEADROOM] = LSW_DROP_HEADROOM_OVERFLOW,
@@ -388,7 +388,7 @@ drained(void)
 static void
 check_empty(void)
 {
-	const struct lsw_mmu_lcore *m = sw->dp.mmu[0];
+	const struct lsw_buffer_lcore *m = sw->dp.buffer[0];
 
 	for (uint16_t p = 0; p < n_ports; p++) {
 		for (int pg = 0; pg < LSW_NUM_PG; pg++)

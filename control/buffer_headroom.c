@@ -34,7 +34,7 @@ round_up_1k(double v)
 }
 
 int
-lsw_headroom_calc(const struct lsw_buffer_conf *b, uint32_t speed, uint32_t cable_m,
+lsw_buffer_headroom(const struct lsw_buffer_conf *b, uint32_t speed, uint32_t cable_m,
 		  uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h)
 {
 	const double cell = b->cell, p = b->small_packet_percentage, lmtu = b->lossless_mtu;

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
-#include "lsw/mmu.h"
+#include "lsw/buffer.h"
 
 #define MIB (1ull << 20)
 
-static struct lsw_mmu_dp mc;
-static struct lsw_mmu_lcore *w0, *w1;
-static struct lsw_mmu_lcore *all[2];
+static struct lsw_buffer_dp mc;
+static struct lsw_buffer_lcore *w0, *w1;
+static struct lsw_buffer_lcore *all[2];
 
 /* Pool 0 ingress, pool 1 egress; every PG and queue lossy with reserve 0 and dynamic
  * threshold 2^shift. Tests then adjust what they study. */
@@ -24,7 +24,7 @@ setup(void **state)
 	(void)state;
 	memset(&mc, 0, sizeof(mc));
 	mc.cell = 64;
-	mc.cell_inv = lsw_mmu_cell_inv(64);
+	mc.cell_inv = lsw_buffer_cell_inv(64);
 	mc.pkt_limit = mc.pkt_xoff = mc.pkt_xon = UINT32_MAX / 2; /* mbufs do not bind here */
 	mc.n_pools = 2;
 	mc.pool[0] = (struct lsw_pool_dp){.size = 64 * MIB, .shared = 64 * MIB,
@@ -58,13 +58,13 @@ admit(struct lsw_pkt_meta *m, uint8_t in_port, uint8_t pg, uint8_t out_port, uin
 {
 	*m = (struct lsw_pkt_meta){.in_port = in_port, .pg = pg, .out_port = out_port,
 				   .queue = q};
-	return lsw_mmu_admit(all, 1, w0, &mc, m, len);
+	return lsw_buffer_admit(all, 1, w0, &mc, m, len);
 }
 
 static int64_t
 q_total(uint16_t port, uint8_t q)
 {
-	return lsw_mmu_q_occ(all, 2, port, q, 0) + lsw_mmu_q_occ(all, 2, port, q, 1);
+	return lsw_buffer_q_occ(all, 2, port, q, 0) + lsw_buffer_q_occ(all, 2, port, q, 1);
 }
 
 static void
@@ -74,11 +74,11 @@ test_charge_exact(void **state)
 
 	(void)state;
 	for (size_t c = 0; c < RTE_DIM(cells); c++) {
-		struct lsw_mmu_dp m = {.cell = cells[c], .cell_inv = lsw_mmu_cell_inv(cells[c]),
+		struct lsw_buffer_dp m = {.cell = cells[c], .cell_inv = lsw_buffer_cell_inv(cells[c]),
 					 .pkt_limit = UINT32_MAX / 2, .pkt_xoff = UINT32_MAX / 2};
 		for (uint32_t len = 0; len <= LSW_MAX_FRAME; len++)
-			if (lsw_mmu_charge(&m, len) != (len + cells[c] - 1) / cells[c] * cells[c])
-				fail_msg("cell %u len %u: %u", cells[c], len, lsw_mmu_charge(&m, len));
+			if (lsw_buffer_charge(&m, len) != (len + cells[c] - 1) / cells[c] * cells[c])
+				fail_msg("cell %u len %u: %u", cells[c], len, lsw_buffer_charge(&m, len));
 	}
 }
 
@@ -108,13 +108,13 @@ t1_case(bool ingress, uint64_t b, int shift, int s_count)
 	}
 	double want = alpha * (double)b / (1 + s_count * alpha);
 	for (int i = 0; i < s_count; i++) {
-		int64_t got = ingress ? lsw_mmu_pg_occ(all, 1, (uint16_t)i, 0, LSW_PART_SHARED) :
-					lsw_mmu_q_occ(all, 1, (uint16_t)i, 0, 1);
+		int64_t got = ingress ? lsw_buffer_pg_occ(all, 1, (uint16_t)i, 0, LSW_PART_SHARED) :
+					lsw_buffer_q_occ(all, 1, (uint16_t)i, 0, 1);
 		if (got > want + 1024 || got < want - 1024)
 			fail_msg("%s S=%d alpha=2^%d: queue %d holds %lld, want %.0f",
 				 ingress ? "PG" : "queue", s_count, shift, i, (long long)got, want);
 	}
-	int64_t used = lsw_mmu_pool_shared(all, 1, ingress ? 0 : 1);
+	int64_t used = lsw_buffer_pool_shared(all, 1, ingress ? 0 : 1);
 	double free_want = (double)b / (1 + s_count * alpha);
 	assert_true((double)(b - (uint64_t)used) >= free_want - s_count * 1024.0);
 	teardown(NULL);
@@ -151,7 +151,7 @@ test_reserve_shared_headroom(void **state)
 	/* A lossless PG: 4 KB reserved, 16 KB of shared (static), 8 KB of headroom. */
 	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .reserved = 4096, .dynamic = 0,
 					    .static_th = 16384, .xoff = 8192, .lossless = 1};
-	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	for (; n < 4; n++) { /* 4 x 1024: the reserve */
 		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
 		assert_int_equal(m[n].in_part, LSW_PART_RESERVED);
@@ -160,7 +160,7 @@ test_reserve_shared_headroom(void **state)
 		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
 		assert_int_equal(m[n].in_part, LSW_PART_SHARED);
 	}
-	assert_true(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3)); /* at the XOFF point */
+	assert_true(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3)); /* at the XOFF point */
 	for (; n < 28; n++) { /* 8 into headroom */
 		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
 		assert_int_equal(m[n].in_part, LSW_PART_HEADROOM);
@@ -170,21 +170,21 @@ test_reserve_shared_headroom(void **state)
 	assert_int_equal(w0->pg_drops[0][3], 1);
 	assert_int_equal(w0->q_drop_reason[1][3][LSW_QDROP_HEADROOM], 1);
 	assert_int_equal(w0->pool_drops[0], 1);
-	assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, LSW_PART_RESERVED), 4096);
-	assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, LSW_PART_SHARED), 16384);
-	assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 8192);
-	assert_int_equal(lsw_mmu_pool_shared(all, 1, 0), 16384);
+	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_RESERVED), 4096);
+	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_SHARED), 16384);
+	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 8192);
+	assert_int_equal(lsw_buffer_pool_shared(all, 1, 0), 16384);
 	assert_int_equal(w0->pg_pkts[0][3], 28);
 	/* Release in arrival order: each packet gives back what it took. The PG stays paused
 	 * while headroom holds anything, and resumes once shared is back under XON. */
 	for (int i = 0; i < 28; i++) {
-		lsw_mmu_release(w0, &mc, &m[i]);
+		lsw_buffer_release(w0, &mc, &m[i]);
 		if (i < 27)
-			assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+			assert_false(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	}
-	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+	assert_true(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	for (int p = 0; p < LSW_PARTS; p++)
-		assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, p), 0);
+		assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, p), 0);
 	assert_int_equal(q_total(1, 3), 0);
 	assert_int_equal(w0->pool_used[0] + w0->pool_used[1], 0);
 }
@@ -217,26 +217,26 @@ test_mbuf_limit(void **state)
 	for (int i = 0; i < 19; i++, n++)
 		assert_int_equal(admit(&m[n], 2, 0, 1, 1, 64), LSW_DROP_NONE);
 	assert_int_equal(admit(&m[n], 2, 0, 1, 1, 64), LSW_DROP_MBUF_LIMIT);
-	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3)); /* PG 3 holds nothing yet */
+	assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3)); /* PG 3 holds nothing yet */
 	/* Lossless: on to pkt_limit, pausing from the first (57 held: its share is 18). */
 	assert_int_equal(admit(&m[n++], 0, 3, 1, 3, 64), LSW_DROP_NONE);
-	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	for (; n < 100; n++)
 		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 64), LSW_DROP_NONE);
-	assert_true(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_true(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	assert_int_equal(admit(&m[n], 0, 3, 1, 3, 64), LSW_DROP_MBUF_LIMIT);
-	assert_int_equal(lsw_mmu_pkts_held(all, 1), 100);
+	assert_int_equal(lsw_buffer_pkts_held(all, 1), 100);
 	/* The lossy ones leave: held 43, PG 3 43 > 50 - 43: still paused. */
 	for (int i = 0; i < 57; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
-	assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+		lsw_buffer_release(w0, &mc, &m[i]);
+	assert_false(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	/* Down to 25: 25 <= 50 - 25, it may resume. */
 	for (int i = 57; i < 75; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
-	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+		lsw_buffer_release(w0, &mc, &m[i]);
+	assert_true(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	for (int i = 75; i < 100; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
-	assert_int_equal(lsw_mmu_pkts_held(all, 1), 0);
+		lsw_buffer_release(w0, &mc, &m[i]);
+	assert_int_equal(lsw_buffer_pkts_held(all, 1), 0);
 	mc.pkt_limit = mc.pkt_xoff = mc.pkt_xon = UINT32_MAX / 2;
 }
 
@@ -252,13 +252,13 @@ test_xon_offset(void **state)
 		admit(&m[i], 0, 3, 1, 3, 1024);
 	/* 16 KB shared + 4 KB headroom. Headroom out first: still above T - xon_offset. */
 	for (int i = 0; i < 4; i++)
-		lsw_mmu_release(w0, &mc, &m[16 + i]);
-	assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+		lsw_buffer_release(w0, &mc, &m[16 + i]);
+	assert_false(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	for (int i = 0; i < 4; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
-	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3)); /* 12 KB <= 16 - 4 KB */
+		lsw_buffer_release(w0, &mc, &m[i]);
+	assert_true(lsw_buffer_pg_xon(all, 1, &mc, 0, 3)); /* 12 KB <= 16 - 4 KB */
 	for (int i = 4; i < 16; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
+		lsw_buffer_release(w0, &mc, &m[i]);
 }
 
 static void
@@ -328,35 +328,35 @@ test_threshold_edges(void **state)
 	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = -8,
 					    .xoff = 8192, .lossless = 1};
 	for (int i = 0; i < 3; i++)
-		assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+		assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	assert_int_equal(admit(&m[0], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
 	assert_int_equal(m[0].in_part, LSW_PART_HEADROOM);
-	assert_true(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
-	assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+	assert_true(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
+	assert_false(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	/* BUFFER_POOL.xoff appears while that packet sits in headroom: released exactly. */
 	mc.pool[0].hdrm_shared = 65536;
 	assert_int_equal(admit(&m[1], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
-	assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 2048);
+	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 2048);
 	mc.pool[0].hdrm_shared = 0; /* ... and goes again before the second leaves */
-	lsw_mmu_release(w0, &mc, &m[0]);
-	lsw_mmu_release(w0, &mc, &m[1]);
+	lsw_buffer_release(w0, &mc, &m[0]);
+	lsw_buffer_release(w0, &mc, &m[1]);
 	assert_int_equal(w0->pool_hdrm[0], 0);
-	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
-	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_true(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
+	assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	/* static_th 0: the whole shared pool (64 MB here), not nothing. */
 	mc.pg[1][0] = (struct lsw_prof_dp){.pool = 0, .dynamic = 0, .static_th = 0};
 	assert_int_equal(admit(&m[2], 1, 0, 1, 0, 1024), LSW_DROP_NONE);
 	assert_int_equal(m[2].in_part, LSW_PART_SHARED);
-	assert_true(lsw_mmu_threshold(&mc.pg[1][0], &mc.pool[0], 0) == 64 * MIB);
+	assert_true(lsw_buffer_threshold(&mc.pg[1][0], &mc.pool[0], 0) == 64 * MIB);
 	/* alpha = 2^40, 2^63, 2^127: saturated thresholds, and packets admitted. */
 	static const int8_t shifts[] = {40, 63, 127};
 	for (size_t i = 0; i < RTE_DIM(shifts); i++) {
 		mc.pg[2][0] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = shifts[i]};
-		assert_true(lsw_mmu_threshold(&mc.pg[2][0], &mc.pool[0], 0) == (uint64_t)INT64_MAX);
+		assert_true(lsw_buffer_threshold(&mc.pg[2][0], &mc.pool[0], 0) == (uint64_t)INT64_MAX);
 		assert_int_equal(admit(&m[3], 2, 0, 1, 0, 1024), LSW_DROP_NONE);
-		lsw_mmu_release(w0, &mc, &m[3]);
+		lsw_buffer_release(w0, &mc, &m[3]);
 	}
-	lsw_mmu_release(w0, &mc, &m[2]);
+	lsw_buffer_release(w0, &mc, &m[2]);
 	assert_int_equal(w0->pool_used[0] + w0->pool_used[1], 0);
 }
 
@@ -376,14 +376,14 @@ test_run_equals_single(void **state)
 		ms[i] = (struct lsw_pkt_meta){.in_port = 0, .pg = 0, .out_port = 1, .queue = 0};
 		mp[i] = &ms[i];
 	}
-	uint16_t ok = lsw_mmu_admit_run(all, 1, w1, &mc, mp, len, 40, drop);
-	struct lsw_mmu_lcore *runs = w1;
+	uint16_t ok = lsw_buffer_admit_run(all, 1, w1, &mc, mp, len, 40, drop);
+	struct lsw_buffer_lcore *runs = w1;
 	w1 = calloc(1, sizeof(*w1)); /* now admit one by one into a fresh share */
 	all[0] = w1;
 	uint16_t ok1 = 0;
 	for (int i = 0; i < 40; i++) {
 		m1[i] = (struct lsw_pkt_meta){.in_port = 0, .pg = 0, .out_port = 1, .queue = 0};
-		enum lsw_drop d = lsw_mmu_admit(all, 1, w1, &mc, &m1[i], len[i]);
+		enum lsw_drop d = lsw_buffer_admit(all, 1, w1, &mc, &m1[i], len[i]);
 		assert_int_equal(d, drop[i]);
 		if (d == LSW_DROP_NONE) {
 			ok1++;
@@ -408,13 +408,13 @@ test_two_workers(void **state)
 	(void)state;
 	for (int i = 0; i < 8; i++) {
 		m[i] = (struct lsw_pkt_meta){.in_port = 1, .pg = 0, .out_port = 2, .queue = 1};
-		assert_int_equal(lsw_mmu_admit(all, 2, w0, &mc, &m[i], 100), LSW_DROP_NONE);
+		assert_int_equal(lsw_buffer_admit(all, 2, w0, &mc, &m[i], 100), LSW_DROP_NONE);
 	}
 	for (int i = 0; i < 8; i++)
-		lsw_mmu_release(w1, &mc, &m[i]);
+		lsw_buffer_release(w1, &mc, &m[i]);
 	assert_true(w0->q_occ[2][1][1] == 8 * 128 && w1->q_occ[2][1][1] == -8 * 128);
 	assert_int_equal(q_total(2, 1), 0);
-	assert_int_equal(lsw_mmu_pool_shared(all, 2, 0) + lsw_mmu_pool_shared(all, 2, 1), 0);
+	assert_int_equal(lsw_buffer_pool_shared(all, 2, 0) + lsw_buffer_pool_shared(all, 2, 1), 0);
 }
 
 int

@@ -5,15 +5,15 @@
  * (port, PG) and egress (port, queue), each part to one bucket (reserved, shared or
  * headroom), and released exactly as charged when it leaves.
  *
- * Concurrency: each worker owns a struct lsw_mmu_lcore and is its only writer; occupancy
+ * Concurrency: each worker owns a struct lsw_buffer_lcore and is its only writer; occupancy
  * is the sum of the workers' signed deltas (a packet admitted by one worker and released
  * by another leaves +c in one and -c in the other). No atomics, no locks. Readers (other
  * workers, the control plane) sum with relaxed loads. Workers admitting to one queue at
  * the same moment each see the others' occupancy as of their last write (once per burst),
  * so with W workers a queue or PG may pass its threshold by up to W - 1 bursts.
  */
-#ifndef LSW_MMU_H
-#define LSW_MMU_H
+#ifndef LSW_BUFFER_H
+#define LSW_BUFFER_H
 
 #include <stdint.h>
 #include <stdbool.h>
@@ -23,7 +23,7 @@
 #include "lsw/common.h"
 #include "lsw/drop.h"
 
-enum lsw_mmu_part { LSW_PART_RESERVED, LSW_PART_SHARED, LSW_PART_HEADROOM, LSW_PARTS };
+enum lsw_buffer_part { LSW_PART_RESERVED, LSW_PART_SHARED, LSW_PART_HEADROOM, LSW_PARTS };
 
 /* What admission needs of a profile, per (port, PG) or (port, queue); in the snapshot. */
 struct lsw_prof_dp {
@@ -45,7 +45,7 @@ struct lsw_pool_dp {
 	uint8_t type;         /* enum lsw_pool_type */
 };
 
-struct lsw_mmu_dp {
+struct lsw_buffer_dp {
 	/* Every queued packet also holds an mbuf, so packets are a second resource, as an
 	 * ASIC's packet descriptors are: the buffer holds at most pkt_limit packets (the pool
 	 * less what the PMD rings and bursts need). Lossy ones stop at pkt_xoff, a PG at a
@@ -75,7 +75,7 @@ struct lsw_pkt_meta {
 	uint8_t out_port;
 	uint8_t queue;
 	uint8_t tc;
-	uint8_t in_part;      /* enum lsw_mmu_part */
+	uint8_t in_part;      /* enum lsw_buffer_part */
 	uint8_t eg_part;
 	uint8_t flags;        /* enum lsw_meta_flag */
 };
@@ -106,7 +106,7 @@ enum { LSW_QDROP_PG, LSW_QDROP_HEADROOM, LSW_QDROP_QUEUE, LSW_QDROP_MBUF, LSW_QD
 	LSW_QDROP_REASONS };
 
 /* One worker's share of the MMU: occupancy deltas, watermarks of what it saw, counters. */
-struct lsw_mmu_lcore {
+struct lsw_buffer_lcore {
 	int64_t pg_occ[LSW_MAX_PORTS][LSW_NUM_PG][LSW_PARTS];
 	int64_t q_occ[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];   /* reserved, shared */
 	int64_t pool_shared[LSW_MAX_POOLS];
@@ -145,7 +145,7 @@ struct lsw_mmu_lcore {
 
 /* Shared bytes a PG or queue may hold now: static_th, or 2^shift * (free shared buffer). */
 static inline uint64_t
-lsw_mmu_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool,
+lsw_buffer_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool,
 		  int64_t shared_used)
 {
 	if (!p->dynamic) /* SAI: a static threshold of 0 is no limit (the pool's) */
@@ -164,7 +164,7 @@ lsw_mmu_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool,
 }
 
 static inline uint64_t
-lsw_mmu_cell_inv(uint32_t cell)
+lsw_buffer_cell_inv(uint32_t cell)
 {
 	return ((1ull << 32) + cell - 1) / cell;
 }
@@ -172,59 +172,59 @@ lsw_mmu_cell_inv(uint32_t cell)
 /* Bytes charged for a frame: @len rounded up to whole cells. The reciprocal is exact for
  * every frame length lsw handles (tests/unit/test_mmu.c checks them all). */
 static inline uint32_t
-lsw_mmu_charge(const struct lsw_mmu_dp *mc, uint32_t len)
+lsw_buffer_charge(const struct lsw_buffer_dp *mc, uint32_t len)
 {
 	return (uint32_t)((len + mc->cell - 1) * mc->cell_inv >> 32) * mc->cell;
 }
 
 /* Summed occupancy over the workers' shares (one worker: its own, no loop). */
-#define LSW_MMU_SUM(all, n, field) __extension__ ({ \
+#define LSW_BUFFER_SUM(all, n, field) __extension__ ({ \
 	int64_t _s = (all)[0]->field; \
 	for (uint16_t _w = 1; _w < (n); _w++) \
 		_s += __atomic_load_n(&(all)[_w]->field, __ATOMIC_RELAXED); \
 	_s; })
 
 static inline int64_t
-lsw_mmu_pg_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port, uint8_t pg, int part)
+lsw_buffer_pg_occ(struct lsw_buffer_lcore *const *all, uint16_t n, uint16_t port, uint8_t pg, int part)
 {
-	return LSW_MMU_SUM(all, n, pg_occ[port][pg][part]);
+	return LSW_BUFFER_SUM(all, n, pg_occ[port][pg][part]);
 }
 
 static inline int64_t
-lsw_mmu_q_occ(struct lsw_mmu_lcore *const *all, uint16_t n, uint16_t port, uint8_t q, int part)
+lsw_buffer_q_occ(struct lsw_buffer_lcore *const *all, uint16_t n, uint16_t port, uint8_t q, int part)
 {
-	return LSW_MMU_SUM(all, n, q_occ[port][q][part]);
+	return LSW_BUFFER_SUM(all, n, q_occ[port][q][part]);
 }
 
 static inline int64_t
-lsw_mmu_pkts_held(struct lsw_mmu_lcore *const *all, uint16_t n)
+lsw_buffer_pkts_held(struct lsw_buffer_lcore *const *all, uint16_t n)
 {
-	return LSW_MMU_SUM(all, n, pkts_held);
+	return LSW_BUFFER_SUM(all, n, pkts_held);
 }
 
 static inline int64_t
-lsw_mmu_pool_shared(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
+lsw_buffer_pool_shared(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
 {
-	return LSW_MMU_SUM(all, n, pool_shared[pool]);
+	return LSW_BUFFER_SUM(all, n, pool_shared[pool]);
 }
 
 
-uint16_t lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n,
-			   struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
+uint16_t lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n,
+			   struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 			   struct lsw_pkt_meta *const *meta, const uint32_t *len, uint16_t k,
 			   uint8_t *drop);
 /* Admission of a frame of @len bytes whose meta holds in_port, pg, out_port, queue, tc.
  * On success the meta records the buckets charged; otherwise the reason to drop. */
-enum lsw_drop lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n_workers,
-			    struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
+enum lsw_drop lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n_workers,
+			    struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 			    struct lsw_pkt_meta *meta, uint32_t len);
-void lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n,
-			struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc, uint16_t ip,
+void lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
+			struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc, uint16_t ip,
 			uint8_t pg, uint16_t op, uint8_t q);
 /* Give back @c bytes charged as @meta records (by any worker): one packet's, or the sum
- * over consecutive packets charged alike (see lsw_mmu_release_acc). */
+ * over consecutive packets charged alike (see lsw_buffer_release_acc). */
 static inline void
-lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
+lsw_buffer_release_bytes(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 		      const struct lsw_pkt_meta *meta, int64_t c, int64_t pkts)
 {
 	const uint8_t ipool = mc->pg[meta->in_port][meta->pg].pool;
@@ -247,40 +247,40 @@ lsw_mmu_release_bytes(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
 }
 
 static inline void
-lsw_mmu_release(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
+lsw_buffer_release(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 		const struct lsw_pkt_meta *meta)
 {
-	lsw_mmu_release_bytes(mine, mc, meta, meta->charged, 1);
+	lsw_buffer_release_bytes(mine, mc, meta, meta->charged, 1);
 }
 
 /* Releases of consecutive packets of one queue charged to the same buckets, summed. */
-struct lsw_mmu_acc {
+struct lsw_buffer_acc {
 	struct lsw_pkt_meta meta; /* the buckets */
 	int64_t bytes;
 	int64_t pkts;
 };
 
 static inline void
-lsw_mmu_acc_flush(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
-		  struct lsw_mmu_acc *a)
+lsw_buffer_acc_flush(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+		  struct lsw_buffer_acc *a)
 {
 	if (a->pkts) {
-		lsw_mmu_release_bytes(mine, mc, &a->meta, a->bytes, a->pkts);
+		lsw_buffer_release_bytes(mine, mc, &a->meta, a->bytes, a->pkts);
 		a->bytes = a->pkts = 0;
 	}
 }
 
 /* Add one packet of @out_port/@queue charged to @in_port/@pg/@in_part/@eg_part. */
 static inline void
-lsw_mmu_release_acc(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
-		    struct lsw_mmu_acc *a, uint8_t out_port, uint8_t queue, uint8_t in_port,
+lsw_buffer_release_acc(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+		    struct lsw_buffer_acc *a, uint8_t out_port, uint8_t queue, uint8_t in_port,
 		    uint8_t pg, uint8_t in_part, uint8_t eg_part, uint32_t charged)
 {
 	struct lsw_pkt_meta *k = &a->meta;
 
 	if (a->pkts == 0 || in_port != k->in_port || pg != k->pg || in_part != k->in_part ||
 	    eg_part != k->eg_part || out_port != k->out_port || queue != k->queue) {
-		lsw_mmu_acc_flush(mine, mc, a);
+		lsw_buffer_acc_flush(mine, mc, a);
 		*k = (struct lsw_pkt_meta){.in_port = in_port, .pg = pg, .out_port = out_port,
 					   .queue = queue, .in_part = in_part, .eg_part = eg_part};
 	}
@@ -291,8 +291,8 @@ lsw_mmu_release_acc(struct lsw_mmu_lcore *mine, const struct lsw_mmu_dp *mc,
 
 /* For PFC: should (port, PG) be paused (it holds headroom or reached its threshold), and
  * may a paused one resume (no headroom, usage at or below max(xon, T - xon_offset))? */
-bool lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_dp *mc,
+bool lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
 		     uint16_t port, uint8_t pg);
-bool lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_dp *mc,
+bool lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
 		    uint16_t port, uint8_t pg);
 #endif

@@ -23,7 +23,7 @@ static const char *const ecn_modes[] = {
  * "ecn_green" reads ecn_green_min_threshold, ..., ecn_green_mark_probability. */
 static void
 parse_curve(json_t *o, const char *path, const char *prefix, const char *prob_name,
-	    struct lsw_wred_curve *c, struct lsw_errs *errs)
+	    struct lsw_ecn_curve_conf *c, struct lsw_errs *errs)
 {
 	char k_min[48], k_max[48], k_prob[48], p[LSW_PATH_LEN];
 	json_t *v;
@@ -63,7 +63,7 @@ parse_curve(json_t *o, const char *path, const char *prefix, const char *prob_na
 }
 
 static void
-parse_profile(json_t *o, const char *path, struct lsw_wred_conf *w, struct lsw_errs *errs)
+parse_profile(json_t *o, const char *path, struct lsw_ecn_conf *w, struct lsw_errs *errs)
 {
 	char p[LSW_PATH_LEN], k[48];
 	unsigned int mode = 0;
@@ -106,7 +106,7 @@ parse_profile(json_t *o, const char *path, struct lsw_wred_conf *w, struct lsw_e
 }
 
 void
-lsw_config_wred(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs)
+lsw_config_ecn(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs)
 {
 	static const char *const fields[] = {
 		"wred_green_enable", "wred_yellow_enable", "wred_red_enable", "ecn", "weight",
@@ -130,12 +130,12 @@ lsw_config_wred(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs)
 		lsw_path_key(p, "$.WRED_PROFILE", name);
 		if (!lsw_jv_object(o, p, fields, errs))
 			continue;
-		if (q->n_wred == LSW_MAX_WRED || strlen(name) >= LSW_QOS_NAME_LEN) {
+		if (q->n_ecn == LSW_MAX_ECN || strlen(name) >= LSW_QOS_NAME_LEN) {
 			lsw_errs_add(errs, p, "too many WRED profiles (%d) or name too long",
-				     LSW_MAX_WRED);
+				     LSW_MAX_ECN);
 			continue;
 		}
-		struct lsw_wred_conf *w = &q->wred[q->n_wred++];
+		struct lsw_ecn_conf *w = &q->ecn[q->n_ecn++];
 		memset(w, 0, sizeof(*w));
 		snprintf(w->name, sizeof(w->name), "%s", name);
 		parse_profile(o, p, w, errs);

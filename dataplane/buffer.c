@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Admission and release (include/lsw/mmu.h). The ingress decision follows SAI/SONiC:
+ * Admission and release (include/lsw/buffer.h). The ingress decision follows SAI/SONiC:
  * reserved first, then shared under the PG's threshold, then (lossless PGs only) headroom;
  * a lossless PG that is out of headroom drops as HEADROOM_OVERFLOW, a lossy one at its
  * threshold as INGRESS_PG_THRESHOLD. The egress queue has its own reserved and shared
@@ -8,7 +8,8 @@
  * (ns3-rdma#11). Both decisions are taken before anything is charged.
  */
 #include <rte_mbuf_dyn.h>
-#include "lsw/mmu.h"
+#include "lsw/buffer.h"
+#include "lsw/dataplane.h"
 
 int lsw_meta_offset = -1;
 
@@ -42,15 +43,15 @@ lsw_meta_register(void)
 }
 
 static inline int64_t
-pool_hdrm(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
+pool_hdrm(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
 {
-	return LSW_MMU_SUM(all, n, pool_hdrm[pool]);
+	return LSW_BUFFER_SUM(all, n, pool_hdrm[pool]);
 }
 
 static inline int64_t
-pool_used(struct lsw_mmu_lcore *const *all, uint16_t n, uint8_t pool)
+pool_used(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
 {
-	return LSW_MMU_SUM(all, n, pool_used[pool]);
+	return LSW_BUFFER_SUM(all, n, pool_used[pool]);
 }
 
 static inline void
@@ -67,8 +68,8 @@ wm(uint64_t *w, int64_t v)
  * drop[i] gets the reason packet i is refused, or LSW_DROP_NONE; returns the admitted count.
  */
 uint16_t
-lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore *mine,
-		  const struct lsw_mmu_dp *mc, struct lsw_pkt_meta *const *meta,
+lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
+		  const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *const *meta,
 		  const uint32_t *len, uint16_t k, uint8_t *drop)
 {
 	const uint16_t ip = meta[0]->in_port, op = meta[0]->out_port;
@@ -76,17 +77,17 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 	const struct lsw_prof_dp *pp = &mc->pg[ip][pg], *qp = &mc->q[op][q];
 	const struct lsw_pool_dp *ipool = &mc->pool[pp->pool], *epool = &mc->pool[qp->pool];
 	/* Occupancy now; the d* are what this run adds. */
-	const int64_t r0 = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
-	const int64_t s0 = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
-	const int64_t h0 = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
-	const int64_t ips0 = lsw_mmu_pool_shared(all, n, pp->pool);
+	const int64_t r0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
+	const int64_t s0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
+	const int64_t h0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
+	const int64_t ips0 = lsw_buffer_pool_shared(all, n, pp->pool);
 	const int64_t ph0 = ipool->hdrm_shared ? pool_hdrm(all, n, pp->pool) : 0;
-	const int64_t er0 = lsw_mmu_q_occ(all, n, op, q, 0), es0 = lsw_mmu_q_occ(all, n, op, q, 1);
-	const int64_t eps0 = lsw_mmu_pool_shared(all, n, qp->pool);
+	const int64_t er0 = lsw_buffer_q_occ(all, n, op, q, 0), es0 = lsw_buffer_q_occ(all, n, op, q, 1);
+	const int64_t eps0 = lsw_buffer_pool_shared(all, n, qp->pool);
 	/* Packets the run may add: lossless ones up to the mbufs' limit; lossy ones while
 	 * the PG holds fewer than the packets left below pkt_xoff (alpha 1). */
-	const int64_t held0 = lsw_mmu_pkts_held(all, n);
-	const int64_t pgh0 = LSW_MMU_SUM(all, n, pg_held[ip][pg]);
+	const int64_t held0 = lsw_buffer_pkts_held(all, n);
+	const int64_t pgh0 = LSW_BUFFER_SUM(all, n, pg_held[ip][pg]);
 	const int64_t pkt_room = pp->lossless ? (int64_t)mc->pkt_limit - held0 :
 				 ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
 	int64_t dr = 0, ds = 0, dh = 0, der = 0, des = 0;
@@ -96,7 +97,7 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 	uint32_t last_len = UINT32_MAX, same = 0; /* runs of equal sizes share one update */
 
 	for (uint16_t i = 0; i < k; i++) {
-		const int64_t c = (int64_t)lsw_mmu_charge(mc, len[i]);
+		const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
 		int in_part, eg_part;
 		enum lsw_drop d = LSW_DROP_NONE;
 
@@ -108,7 +109,7 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 			in_part = LSW_PART_RESERVED;
 		} else {
 			if (in_thr_at != ips0 + ds) {
-				in_thr = lsw_mmu_threshold(pp, ipool, ips0 + ds);
+				in_thr = lsw_buffer_threshold(pp, ipool, ips0 + ds);
 				in_thr_at = ips0 + ds;
 			}
 			if (s0 + ds + c <= (int64_t)in_thr && ips0 + ds + c <= (int64_t)ipool->shared)
@@ -128,7 +129,7 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 			eg_part = LSW_PART_SHARED;
 			if (d == LSW_DROP_NONE && !pp->lossless) {
 				if (eg_thr_at != eps0 + des) {
-					eg_thr = lsw_mmu_threshold(qp, epool, eps0 + des);
+					eg_thr = lsw_buffer_threshold(qp, epool, eps0 + des);
 					eg_thr_at = eps0 + des;
 				}
 				if (es0 + des + c > (int64_t)eg_thr || eps0 + des + c > (int64_t)epool->shared)
@@ -202,12 +203,12 @@ lsw_mmu_admit_run(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_l
 }
 
 enum lsw_drop
-lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore *mine,
-	      const struct lsw_mmu_dp *mc, struct lsw_pkt_meta *meta, uint32_t len)
+lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
+	      const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *meta, uint32_t len)
 {
 	uint8_t d;
 
-	lsw_mmu_admit_run(all, n, mine, mc, &meta, &len, 1, &d);
+	lsw_buffer_admit_run(all, n, mine, mc, &meta, &len, 1, &d);
 	return (enum lsw_drop)d;
 }
 
@@ -215,13 +216,13 @@ lsw_mmu_admit(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore
  * occupancy now. Within one worker occupancy only grows during an rx burst, so taking
  * them after each burst sees every peak. */
 void
-lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_lcore *mine,
-		   const struct lsw_mmu_dp *mc, uint16_t ip, uint8_t pg, uint16_t op, uint8_t q)
+lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
+		   const struct lsw_buffer_dp *mc, uint16_t ip, uint8_t pg, uint16_t op, uint8_t q)
 {
-	int64_t r = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
-	int64_t s = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
-	int64_t h = lsw_mmu_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
-	int64_t er = lsw_mmu_q_occ(all, n, op, q, 0), es = lsw_mmu_q_occ(all, n, op, q, 1);
+	int64_t r = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
+	int64_t s = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
+	int64_t h = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
+	int64_t er = lsw_buffer_q_occ(all, n, op, q, 0), es = lsw_buffer_q_occ(all, n, op, q, 1);
 	uint8_t ipool = mc->pg[ip][pg].pool, epool = mc->q[op][q].pool;
 
 	wm(&mine->pg_wm[ip][pg][0], r + s + h);
@@ -234,49 +235,100 @@ lsw_mmu_watermarks(struct lsw_mmu_lcore *const *all, uint16_t n, struct lsw_mmu_
 }
 
 bool
-lsw_mmu_pg_xoff(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_dp *mc,
+lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
 		uint16_t port, uint8_t pg)
 {
 	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
 
 	if (!pp->lossless)
 		return false;
-	if (lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0)
+	if (lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0)
 		return true;
-	int64_t r = lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_RESERVED);
-	int64_t s = lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_SHARED);
+	int64_t r = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_RESERVED);
+	int64_t s = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED);
 	/* An idle PG never pauses, whatever its thresholds (a threshold of 0 would otherwise
 	 * send XOFF and XON in turn every loop). */
 	if (r + s == 0)
 		return false;
 	/* Short of packets: past pkt_xoff, or this PG at its share of what is left. */
-	int64_t held = lsw_mmu_pkts_held(all, n);
-	int64_t pgh = LSW_MMU_SUM(all, n, pg_held[port][pg]);
+	int64_t held = lsw_buffer_pkts_held(all, n);
+	int64_t pgh = LSW_BUFFER_SUM(all, n, pg_held[port][pg]);
 	if (held > (int64_t)mc->pkt_xoff || pgh >= (int64_t)mc->pkt_xoff - held)
 		return true;
-	uint64_t t = lsw_mmu_threshold(pp, &mc->pool[pp->pool],
-				       lsw_mmu_pool_shared(all, n, pp->pool));
+	uint64_t t = lsw_buffer_threshold(pp, &mc->pool[pp->pool],
+				       lsw_buffer_pool_shared(all, n, pp->pool));
 	/* Within one cell of the threshold the next frame goes to headroom. */
 	return s + (int64_t)mc->cell > (int64_t)t;
 }
 
 bool
-lsw_mmu_pg_xon(struct lsw_mmu_lcore *const *all, uint16_t n, const struct lsw_mmu_dp *mc,
+lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
 	       uint16_t port, uint8_t pg)
 {
 	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
 
-	int64_t held = lsw_mmu_pkts_held(all, n);
-	if (lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0 ||
+	int64_t held = lsw_buffer_pkts_held(all, n);
+	if (lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0 ||
 	    held > (int64_t)mc->pkt_xon ||
-	    LSW_MMU_SUM(all, n, pg_held[port][pg]) > (int64_t)mc->pkt_xon - held)
+	    LSW_BUFFER_SUM(all, n, pg_held[port][pg]) > (int64_t)mc->pkt_xon - held)
 		return false;
-	int64_t s = lsw_mmu_pg_occ(all, n, port, pg, LSW_PART_SHARED);
-	int64_t t = (int64_t)lsw_mmu_threshold(pp, &mc->pool[pp->pool],
-					       lsw_mmu_pool_shared(all, n, pp->pool));
+	int64_t s = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED);
+	int64_t t = (int64_t)lsw_buffer_threshold(pp, &mc->pool[pp->pool],
+					       lsw_buffer_pool_shared(all, n, pp->pool));
 	int64_t lim = t - (int64_t)pp->xon_offset;
 	/* SAI: resume at max(xon, limit - xon_offset) of PG usage beyond its reserve. */
 	if (lim < (int64_t)pp->xon)
 		lim = (int64_t)pp->xon;
 	return s == 0 || s <= lim;
+}
+
+/* The (ingress port, PG, egress port, queue) a packet is charged to: a run's key. */
+static inline uint32_t
+class_key(const struct lsw_pkt_meta *m)
+{
+	return (uint32_t)m->in_port << 24 | (uint32_t)m->pg << 16 | (uint32_t)m->out_port << 8 |
+	       m->queue;
+}
+
+/* A burst's routed packets (ipv4.c collects them): admitted in runs of one (ingress PG,
+ * egress queue), each run decided against the state once and written once, then queued. */
+void
+lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
+{
+	struct lsw_pkt_meta *meta[LSW_BURST];
+	uint32_t len[LSW_BURST];
+	uint8_t drop[LSW_BURST];
+	uint16_t n = w->n_adm;
+
+	w->n_adm = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		meta[i] = lsw_meta(w->adm[i]);
+		len[i] = w->adm[i]->pkt_len;
+	}
+	for (uint16_t i = 0, j; i < n; i = j) {
+		/* A run: consecutive packets of one (ingress PG, egress queue); the TC too, for
+		 * the histogram. */
+		uint32_t key = class_key(meta[i]);
+		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc; j++)
+			;
+		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
+		lsw_buffer_admit_run(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
+				  meta + i, len + i, k, drop + i);
+		/* Within one worker occupancy only grows here, so the run's end is its peak. */
+		lsw_buffer_watermarks(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
+				   meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);
+		/* The run's queue, when it is ours: no per-packet lookups. */
+		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
+				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
+		for (uint16_t x = i; x < j; x++) {
+			enum lsw_drop d = (enum lsw_drop)drop[x];
+			if (unlikely(d != LSW_DROP_NONE))
+				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
+					       w->adm[x]);
+			else if (likely(f != NULL))
+				lsw_fifo_push(f, w->adm[x], meta[x]); /* holds every mbuf: no fail */
+			else
+				lsw_tx_enqueue(w, conf, out, w->adm[x]);
+		}
+	}
 }
