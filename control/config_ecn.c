@@ -1,106 +1,145 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * WRED_PROFILE (reference/buffers.md 4.3): SONiC's fields, per colour, with the separate ECN
- * curve of the newer YANG model where given. Bound to queues by QUEUE|<port>|<q>.wred_profile
- * (config_qos.c).
+ * WRED_PROFILE (reference/buffers.md 4.3): ECN marking and WRED drop, SONiC's fields per
+ * colour, with the separate ECN curve of the newer YANG model where given. Bound to queues
+ * by QUEUE|<port>|<q>.wred_profile (config_sched.c).
  */
 #include <stdio.h>
 #include <string.h>
+#include <rte_common.h>
 #include "config.h"
+#include "decode.h"
 #include "jsonv.h"
 
 #define MAX_THRESHOLD (1ull << 40)
 
 static const char *const colors[LSW_COLORS] = {"green", "yellow", "red"};
 
-/* "ecn" values: which colours are marked (bit per colour). */
+/* "ecn": which colours are marked, a bit per colour in the order of colors[]. */
 static const char *const ecn_modes[] = {
 	"ecn_none", "ecn_green", "ecn_yellow", "ecn_green_yellow", "ecn_red", "ecn_green_red",
 	"ecn_yellow_red", "ecn_all", NULL,
 };
 
-/* @prefix "green" reads green_min_threshold, green_max_threshold, green_drop_probability;
- * "ecn_green" reads ecn_green_min_threshold, ..., ecn_green_mark_probability. */
-static void
-parse_curve(json_t *o, const char *path, const char *prefix, const char *prob_name,
-	    struct lsw_ecn_curve_conf *c, struct lsw_errs *errs)
+static bool
+ecn_mode(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	 struct lsw_errs *errs)
 {
-	char k_min[48], k_max[48], k_prob[48], p[LSW_PATH_LEN];
-	json_t *v;
-	bool ok = true;
+	struct lsw_ecn_conf *w = out;
+	unsigned int mode;
+
+	RTE_SET_USED(f);
+	RTE_SET_USED(ctx);
+	if (!lsw_jv_enum(v, path, ecn_modes, &mode, errs))
+		return false;
+	for (int i = 0; i < LSW_COLORS; i++)
+		w->ecn[i] = mode >> i & 1;
+	return true;
+}
+
+/* SAI's EWMA weight; 0 = the instantaneous queue, the only thing lsw does. */
+static bool
+ecn_weight(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	   struct lsw_errs *errs)
+{
+	uint64_t x;
+
+	RTE_SET_USED(f);
+	RTE_SET_USED(out);
+	RTE_SET_USED(ctx);
+	if (!lsw_jv_uint(v, path, 0, 15, &x, errs))
+		return false;
+	if (x == 0)
+		return true;
+	lsw_errs_add(errs, path, "lsw marks and drops on the instantaneous queue: weight must "
+		     "be 0");
+	return false;
+}
+
+#define AT(m) LSW_AT(struct lsw_ecn_conf, m)
+/* A colour's WRED curve (SONiC's default drop probability: 100) and its ECN curve, which
+ * follows the WRED one where it is not given. */
+#define COLOR_ROWS(c, i) \
+	{.name = #c "_min_threshold", .type = LSW_F_SIZE, AT(wred[i].min), .max = MAX_THRESHOLD}, \
+	{.name = #c "_max_threshold", .type = LSW_F_SIZE, AT(wred[i].max), .max = MAX_THRESHOLD}, \
+	{.name = #c "_drop_probability", .type = LSW_F_UINT, AT(wred[i].prob), .max = 100, \
+	 .dflt = 100}
+#define ECN_ROWS(c, i) \
+	{.name = "ecn_" #c "_min_threshold", .type = LSW_F_SIZE, AT(mark[i].min), \
+	 .max = MAX_THRESHOLD}, \
+	{.name = "ecn_" #c "_max_threshold", .type = LSW_F_SIZE, AT(mark[i].max), \
+	 .max = MAX_THRESHOLD}, \
+	{.name = "ecn_" #c "_mark_probability", .type = LSW_F_UINT, AT(mark[i].prob), .max = 100}
+static const struct lsw_field profile_rows[] = {
+	{.name = "wred_green_enable", .type = LSW_F_BOOL, AT(drop[LSW_GREEN])},
+	{.name = "wred_yellow_enable", .type = LSW_F_BOOL, AT(drop[LSW_YELLOW])},
+	{.name = "wred_red_enable", .type = LSW_F_BOOL, AT(drop[LSW_RED])},
+	{.name = "ecn", .type = LSW_F_CUSTOM, .fn = ecn_mode},
+	{.name = "weight", .type = LSW_F_CUSTOM, .fn = ecn_weight},
+	COLOR_ROWS(green, LSW_GREEN), COLOR_ROWS(yellow, LSW_YELLOW), COLOR_ROWS(red, LSW_RED),
+	ECN_ROWS(green, LSW_GREEN), ECN_ROWS(yellow, LSW_YELLOW), ECN_ROWS(red, LSW_RED),
+};
+#undef ECN_ROWS
+#undef COLOR_ROWS
+#undef AT
+static const struct lsw_fields profile = LSW_FIELDS(profile_rows);
+
+/* A curve read from <prefix>_min_threshold and <prefix>_max_threshold: both or neither,
+ * max not below min; set when both hold. */
+static void
+check_curve(json_t *o, const char *path, const char *prefix, struct lsw_ecn_curve_conf *c,
+	    struct lsw_errs *errs)
+{
+	char k_min[48], k_max[48], p[LSW_PATH_LEN];
 
 	snprintf(k_min, sizeof(k_min), "%s_min_threshold", prefix);
 	snprintf(k_max, sizeof(k_max), "%s_max_threshold", prefix);
-	snprintf(k_prob, sizeof(k_prob), "%s_%s_probability", prefix, prob_name);
-	bool has_min = (v = json_object_get(o, k_min)) != NULL;
-	if (has_min) {
-		lsw_path_key(p, path, k_min);
-		ok &= lsw_jv_size(v, p, MAX_THRESHOLD, &c->min, errs);
-	}
-	bool has_max = (v = json_object_get(o, k_max)) != NULL;
-	if (has_max) {
-		lsw_path_key(p, path, k_max);
-		ok &= lsw_jv_size(v, p, MAX_THRESHOLD, &c->max, errs);
-	}
-	if ((v = json_object_get(o, k_prob)) != NULL) {
-		uint64_t x;
-		lsw_path_key(p, path, k_prob);
-		if (lsw_jv_uint(v, p, 0, 100, &x, errs))
-			c->prob = (uint8_t)x;
-	}
+	bool has_min = json_object_get(o, k_min) != NULL;
+	bool has_max = json_object_get(o, k_max) != NULL;
 	if (has_min != has_max) {
 		lsw_path_key(p, path, has_min ? k_max : k_min);
 		lsw_errs_add(errs, p, "required with %s", has_min ? k_min : k_max);
 		return;
 	}
-	if (has_min && ok && c->max < c->min) {
+	if (has_min && c->max < c->min) {
 		lsw_path_key(p, path, k_max);
 		lsw_errs_add(errs, p, "%llu is below %s (%llu)", (unsigned long long)c->max, k_min,
 			     (unsigned long long)c->min);
 		return;
 	}
-	c->set = has_min && ok;
+	c->set = has_min;
 }
 
+/* WRED_PROFILE.<name> */
 static void
-parse_profile(json_t *o, const char *path, struct lsw_ecn_conf *w, struct lsw_errs *errs)
+parse_profile(const char *name, json_t *o, const char *path, void *ctx, struct lsw_errs *errs)
 {
+	struct lsw_qos_conf *q = ctx;
 	char p[LSW_PATH_LEN], k[48];
-	unsigned int mode = 0;
-	json_t *v;
 
+	if (q->n_ecn == LSW_MAX_ECN || strlen(name) >= LSW_QOS_NAME_LEN) {
+		lsw_errs_add(errs, path, "too many WRED profiles (%d) or name too long",
+			     LSW_MAX_ECN);
+		return;
+	}
+	struct lsw_ecn_conf *w = &q->ecn[q->n_ecn++];
+	unsigned int before = errs->n;
+	memset(w, 0, sizeof(*w));
+	lsw_decode_defaults(&profile, w);
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	if (!lsw_decode(o, path, &profile, w, q, NULL, errs) || errs->n != before)
+		return;
 	for (int i = 0; i < LSW_COLORS; i++) {
-		w->wred[i].prob = 100; /* SONiC's default drop probability */
-		snprintf(k, sizeof(k), "wred_%s_enable", colors[i]);
-		if ((v = json_object_get(o, k)) != NULL) {
-			lsw_path_key(p, path, k);
-			lsw_jv_bool(v, p, &w->drop[i], errs);
-		}
-		parse_curve(o, path, colors[i], "drop", &w->wred[i], errs);
+		check_curve(o, path, colors[i], &w->wred[i], errs);
 		snprintf(k, sizeof(k), "ecn_%s", colors[i]);
-		parse_curve(o, path, k, "mark", &w->mark[i], errs);
-	}
-	if ((v = json_object_get(o, "ecn")) != NULL) {
-		lsw_path_key(p, path, "ecn");
-		lsw_jv_enum(v, p, ecn_modes, &mode, errs);
-	}
-	if ((v = json_object_get(o, "weight")) != NULL) {
-		uint64_t x;
-		/* SAI's EWMA weight; 0 = the instantaneous queue, the only thing lsw does. */
-		lsw_path_key(p, path, "weight");
-		if (lsw_jv_uint(v, p, 0, 15, &x, errs) && x != 0)
-			lsw_errs_add(errs, p, "lsw marks and drops on the instantaneous queue: "
-				     "weight must be 0");
-	}
-	for (int i = 0; i < LSW_COLORS; i++) {
-		w->ecn[i] = mode >> i & 1;
+		check_curve(o, path, k, &w->mark[i], errs);
 		if (!w->mark[i].set) /* ECN follows the WRED curve when it has none of its own */
 			w->mark[i] = w->wred[i];
 		if ((w->drop[i] && !w->wred[i].set) || (w->ecn[i] && !w->mark[i].set)) {
 			snprintf(k, sizeof(k), "%s_min_threshold", colors[i]);
 			lsw_path_key(p, path, k);
-			lsw_errs_add(errs, p, "required: %s is %s", w->drop[i] ? "WRED drop" : "ECN",
-				     "enabled for this colour");
+			lsw_errs_add(errs, p, "required: %s is enabled for this colour",
+				     w->drop[i] ? "WRED drop" : "ECN");
 		}
 	}
 }
@@ -108,36 +147,5 @@ parse_profile(json_t *o, const char *path, struct lsw_ecn_conf *w, struct lsw_er
 void
 lsw_config_ecn(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs)
 {
-	static const char *const fields[] = {
-		"wred_green_enable", "wred_yellow_enable", "wred_red_enable", "ecn", "weight",
-		"green_min_threshold", "green_max_threshold", "green_drop_probability",
-		"yellow_min_threshold", "yellow_max_threshold", "yellow_drop_probability",
-		"red_min_threshold", "red_max_threshold", "red_drop_probability",
-		"ecn_green_min_threshold", "ecn_green_max_threshold", "ecn_green_mark_probability",
-		"ecn_yellow_min_threshold", "ecn_yellow_max_threshold", "ecn_yellow_mark_probability",
-		"ecn_red_min_threshold", "ecn_red_max_threshold", "ecn_red_mark_probability",
-		NULL,
-	};
-	char p[LSW_PATH_LEN];
-	const char *name;
-	json_t *o;
-
-	if (!json_is_object(t)) {
-		lsw_errs_add(errs, "$.WRED_PROFILE", "expected an object");
-		return;
-	}
-	json_object_foreach(t, name, o) {
-		lsw_path_key(p, "$.WRED_PROFILE", name);
-		if (!lsw_jv_object(o, p, fields, errs))
-			continue;
-		if (q->n_ecn == LSW_MAX_ECN || strlen(name) >= LSW_QOS_NAME_LEN) {
-			lsw_errs_add(errs, p, "too many WRED profiles (%d) or name too long",
-				     LSW_MAX_ECN);
-			continue;
-		}
-		struct lsw_ecn_conf *w = &q->ecn[q->n_ecn++];
-		memset(w, 0, sizeof(*w));
-		snprintf(w->name, sizeof(w->name), "%s", name);
-		parse_profile(o, p, w, errs);
-	}
+	lsw_decode_entries(t, "$.WRED_PROFILE", parse_profile, q, errs);
 }

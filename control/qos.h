@@ -7,11 +7,14 @@
 #ifndef LSW_QOS_H
 #define LSW_QOS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <jansson.h>
 #include "lsw/common.h"
 
 struct lsw_config;
+struct lsw_errs;
 
 #define LSW_MAX_PROFILES 64
 #define LSW_MAX_MAPS    16
@@ -22,7 +25,9 @@ struct lsw_config;
 #define LSW_NONE        0xffff
 
 enum lsw_pool_type { LSW_POOL_INGRESS, LSW_POOL_EGRESS };
+extern const char *const lsw_pool_type_names[];   /* "ingress", "egress" */
 enum lsw_th_mode { LSW_TH_DYNAMIC, LSW_TH_STATIC };
+extern const char *const lsw_th_mode_names[];     /* "dynamic", "static" */
 
 struct lsw_pool_conf {
 	char name[LSW_QOS_NAME_LEN];
@@ -46,6 +51,8 @@ struct lsw_profile_conf {
 };
 
 enum lsw_sched_type { LSW_SCHED_DWRR, LSW_SCHED_STRICT };
+/* "DWRR", "STRICT", and the SCHEDULER.type it also takes: "WRR", taken as DWRR. */
+extern const char *const lsw_sched_type_names[];
 
 struct lsw_sched_conf {
 	char name[LSW_QOS_NAME_LEN];
@@ -71,11 +78,22 @@ struct lsw_ecn_conf {
 	struct lsw_ecn_curve_conf mark[LSW_COLORS]; /* ecn_<color>_*: the wred curve when not given */
 };
 
+/* The classification maps: kind, their table, the PORT_QOS_MAP field that binds one.
+ * PFC_TO_PG: whose PG pauses a priority; PFC_TO_QUEUE: which queue a received PFC pauses;
+ * TC_TO_DOT1P: the PCP of priority-tagged frames we send. */
+#define LSW_FOREACH_MAP(X) \
+	X(DSCP_TO_TC,   "DSCP_TO_TC_MAP",                     "dscp_to_tc_map") \
+	X(DOT1P_TO_TC,  "DOT1P_TO_TC_MAP",                    "dot1p_to_tc_map") \
+	X(TC_TO_PG,     "TC_TO_PRIORITY_GROUP_MAP",           "tc_to_pg_map") \
+	X(TC_TO_QUEUE,  "TC_TO_QUEUE_MAP",                    "tc_to_queue_map") \
+	X(PFC_TO_PG,    "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "pfc_to_pg_map") \
+	X(PFC_TO_QUEUE, "MAP_PFC_PRIORITY_TO_QUEUE",          "pfc_to_queue_map") \
+	X(TC_TO_DOT1P,  "TC_TO_DOT1P_MAP",                    "tc_to_dot1p_map")
+
 enum lsw_map_kind {
-	LSW_MAP_DSCP_TO_TC, LSW_MAP_DOT1P_TO_TC, LSW_MAP_TC_TO_PG, LSW_MAP_TC_TO_QUEUE,
-	LSW_MAP_PFC_TO_PG,    /* PFC_PRIORITY_TO_PRIORITY_GROUP_MAP: whose PG pauses a priority */
-	LSW_MAP_PFC_TO_QUEUE, /* MAP_PFC_PRIORITY_TO_QUEUE: which queue a received PFC pauses */
-	LSW_MAP_TC_TO_DOT1P,  /* TC_TO_DOT1P_MAP: the PCP of priority-tagged frames we send */
+#define LSW_MAP_ENUM(kind, table, field) LSW_MAP_##kind,
+	LSW_FOREACH_MAP(LSW_MAP_ENUM)
+#undef LSW_MAP_ENUM
 	LSW_MAP_KINDS
 };
 
@@ -97,6 +115,9 @@ struct lsw_port_qos_conf {
 };
 
 enum lsw_pfcwd_action { LSW_WD_DROP, LSW_WD_FORWARD, LSW_WD_ALERT };
+extern const char *const lsw_pfcwd_action_names[]; /* "drop", "forward", "alert" */
+/* SONiC's switches ("disable", "enable"): by value of a bool. */
+extern const char *const lsw_enable_names[];
 
 /* SONiC's `pfcwd start_default`: detection, restoration and poll interval, ms. */
 #define LSW_PFCWD_DEFAULT_MS 200
@@ -107,6 +128,7 @@ struct lsw_pfcwd_port_conf {
 	uint8_t action;                      /* enum lsw_pfcwd_action */
 	uint32_t detection_ms;
 	uint32_t restoration_ms;             /* 0: no automatic restoration */
+	bool stat_history;                   /* pfc_stat_history: lsw always keeps it */
 };
 
 struct lsw_pfcwd_conf {
@@ -115,13 +137,15 @@ struct lsw_pfcwd_conf {
 	struct lsw_pfcwd_port_conf port[LSW_MAX_PORTS];
 };
 
+enum lsw_headroom_model { LSW_HEADROOM_MELLANOX, LSW_HEADROOM_GENERIC /* barefoot */ };
+
 struct lsw_buffer_conf {
 	uint64_t total;                      /* the shared buffer B */
 	uint32_t ai_sizes[LSW_MAX_AI_SIZES]; /* frame sizes the buffer is tuned to */
 	uint8_t n_ai_sizes;
 	uint32_t cell;                       /* accounting unit, bytes */
 	/* Headroom formula inputs (SONiC's ASIC_TABLE and LOSSLESS_TRAFFIC_PATTERN). */
-	uint8_t headroom_model;              /* 0 = mellanox, 1 = generic (barefoot) */
+	uint8_t headroom_model;              /* enum lsw_headroom_model */
 	uint32_t mac_phy_delay;
 	uint32_t pipeline_latency;
 	uint32_t peer_response_time;         /* for speeds outside the 802.3 table */
@@ -156,6 +180,40 @@ uint64_t lsw_port_tx_burst_bytes(const struct lsw_config *c, uint16_t port, uint
 uint32_t lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
 /* The burst and the ring: what arrives after a pause, beyond the cable. */
 uint64_t lsw_port_inflight_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
+
+/* The buffer and QoS tables, by file (config.h says in which order they run). */
+void lsw_config_buffer_defaults(struct lsw_buffer_conf *b);
+/* config_buffer.c: LSW.buffer (@o), read with LSW.global. */
+void lsw_config_buffer_lsw(json_t *o, struct lsw_buffer_conf *b, struct lsw_errs *errs);
+/* LOSSLESS_TRAFFIC_PATTERN, DEFAULT_LOSSLESS_BUFFER_PARAMETER, BUFFER_POOL, BUFFER_PROFILE:
+ * the pools and profiles, with the defaults a config without them gets. */
+void lsw_config_buffer_profiles(json_t *doc, struct lsw_qos_conf *q, struct lsw_errs *errs);
+/* CABLE_LENGTH, BUFFER_PG and BUFFER_QUEUE, once every port has its maps (computed
+ * profiles need the cable), then the budget of every pool. */
+void lsw_config_buffer_bindings(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
+/* config_sched.c: SCHEDULER, and QUEUE (after WRED_PROFILE). */
+void lsw_config_schedulers(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs);
+void lsw_config_queues(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
+/* config_ecn.c: WRED_PROFILE. */
+void lsw_config_ecn(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs);
+/* config_pfcwd.c: PFC_WD, after PORT_QOS_MAP (which ports watch which priorities). */
+void lsw_config_pfcwd(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
+/* config_qos.c: a field naming an entry of another table, "name" or "[TABLE|name]" (a
+ * decode.h custom row: .fn = lsw_config_ref, .arg = a struct lsw_qos_ref, ctx = the
+ * struct lsw_qos_conf). Its member gets the entry's index. */
+struct lsw_qos_ref {
+	const char *table;
+	size_t entries;        /* offset in struct lsw_qos_conf of the entries (names first) */
+	size_t count;          /* ... of their count, a uint16_t */
+	size_t stride;         /* bytes of an entry */
+};
+#define LSW_QOS_REF(tbl, arr, n) \
+	{.table = tbl, .entries = offsetof(struct lsw_qos_conf, arr), \
+	 .count = offsetof(struct lsw_qos_conf, n), \
+	 .stride = sizeof(((struct lsw_qos_conf *)0)->arr[0])}
+struct lsw_field;
+bool lsw_config_ref(const struct lsw_field *f, json_t *v, const char *path, void *out,
+		    void *ctx, struct lsw_errs *errs);
 
 /* Headroom of a lossless PG (SONiC's dynamic model, reference/buffers.md 2.2). */
 struct lsw_headroom {

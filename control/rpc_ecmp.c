@@ -6,10 +6,6 @@
 #include "rpc.h"
 #include "switch.h"
 
-static const char *const field_names[] = {
-	"SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT", "IP_PROTOCOL", "ROCE_DEST_QP",
-};
-
 /* Each FORWARD group once, through the static route that made it. */
 #define FOR_EACH_GROUP(sw, r) \
 	for (const struct lsw_route *r = (sw)->fibc->routes; \
@@ -26,9 +22,9 @@ group_json(struct lsw_switch *sw, const struct lsw_route *r)
 	json_t *fields = json_array();
 
 	lsw_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->plen);
-	for (unsigned int i = 0; i < RTE_DIM(field_names); i++)
+	for (unsigned int i = 0; lsw_hash_field_names[i] != NULL; i++)
 		if (f >> i & 1)
-			json_array_append_new(fields, json_string(field_names[i]));
+			json_array_append_new(fields, json_string(lsw_hash_field_names[i]));
 	return json_pack("{s:s, s:i, s:s, s:o, s:I, s:I, s:I, s:b, s:i, s:I}", "prefix", pfx,
 			 "group_id", (int)r->value, "mode", lsw_ecmp_mode_names[gc->mode],
 			 "hash_fields", fields, "seed", (json_int_t)gc->seed,

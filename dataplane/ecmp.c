@@ -9,6 +9,10 @@ const char *const lsw_ecmp_mode_names[LSW_ECMP_N_MODES + 1] = {
 	"packet_random", "fixed", NULL,
 };
 
+const char *const lsw_hash_field_names[] = {
+	"SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT", "IP_PROTOCOL", "ROCE_DEST_QP", NULL,
+};
+
 /* @k steps of avg += (x - avg) * 2^-shift, rounded away from avg so that it reaches x. After
  * 16 << shift steps what is left of the old value is below e^-16: stop there. */
 static uint64_t

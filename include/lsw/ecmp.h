@@ -45,6 +45,10 @@ enum lsw_hash_field {
 };
 #define LSW_HF_DEFAULT (LSW_HF_SRC_IP | LSW_HF_DST_IP | LSW_HF_L4_SRC_PORT | \
 			LSW_HF_L4_DST_PORT | LSW_HF_IP_PROTOCOL)
+/* By bit: SAI's names ("SRC_IP", ..., "ROCE_DEST_QP"); ECMP.hash_fields takes the first
+ * LSW_HF_CONFIGURABLE (the QP comes with mode hash_qp). */
+extern const char *const lsw_hash_field_names[];
+#define LSW_HF_CONFIGURABLE 5
 
 #define LSW_ECMP_LEVELS   8  /* quality 0..7 */
 #define LSW_ECMP_FIX      16 /* EWMAs are kept in bytes << LSW_ECMP_FIX */
