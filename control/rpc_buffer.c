@@ -34,14 +34,12 @@ threshold_now(const struct lsw_buffer_dp *mc, const struct lsw_prof_dp *p,
 }
 
 static json_t *
-buffer_pools(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+buffer_pools(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	const struct lsw_qos_conf *q = &sw->cfg->qos;
 	const struct lsw_buffer_dp *mc = &sw->dp.conf->buffer;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
 	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
@@ -66,8 +64,6 @@ buffer_pools(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_buffer_pools = {
 	.name = "buffer.pools",
 	.summary = "Buffer pools: size, shared size, occupancy, watermark, drops",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = buffer_pools,
 };
 LSW_RPC_REGISTER(m_buffer_pools)
@@ -102,13 +98,12 @@ profile_users(const struct lsw_config *c, uint16_t idx)
 }
 
 static json_t *
-buffer_profiles(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+buffer_profiles(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	const struct lsw_qos_conf *q = &sw->cfg->qos;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	json_t *a = json_array();
 	for (uint16_t i = 0; i < q->n_profiles; i++) {
 		const struct lsw_profile_conf *p = &q->profile[i];
@@ -130,8 +125,6 @@ buffer_profiles(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_buffer_profiles = {
 	.name = "buffer.profiles",
 	.summary = "Buffer profiles (computed headroom ones too) and the PGs/queues using them",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = buffer_profiles,
 };
 LSW_RPC_REGISTER(m_buffer_profiles)
@@ -202,15 +195,9 @@ queue_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16
 
 /* pg.stats and queue.stats: {"ports": {"Ethernet0": {"0": {...}, ... "7": {...}}}}. */
 static json_t *
-per_port(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e, bool pg)
+per_port(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e, bool pg)
 {
-	static const char *const allowed[] = {"port", NULL};
-	int port;
-
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
-		return NULL;
+	const int port = ((const struct lsw_rpc_port_args *)args)->port;
 	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
@@ -231,22 +218,22 @@ per_port(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e, bool pg
 }
 
 static json_t *
-pg_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+pg_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	return per_port(sw, params, e, true);
+	return per_port(sw, args, e, true);
 }
 
 static json_t *
-queue_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+queue_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	return per_port(sw, params, e, false);
+	return per_port(sw, args, e, false);
 }
 
 static const struct lsw_rpc_method m_pg_stats = {
 	.name = "pg.stats",
 	.summary = "Ingress priority groups: SAI counters, occupancy, headroom, watermarks",
-	.params = "port?: string",
-	.safe_while_forwarding = true,
+	.params = &lsw_rpc_port_params,
+	.args_size = sizeof(struct lsw_rpc_port_args),
 	.fn = pg_stats,
 };
 LSW_RPC_REGISTER(m_pg_stats)
@@ -254,8 +241,8 @@ LSW_RPC_REGISTER(m_pg_stats)
 static const struct lsw_rpc_method m_queue_stats = {
 	.name = "queue.stats",
 	.summary = "Egress queues: SAI counters, occupancy, watermarks, drops by reason",
-	.params = "port?: string",
-	.safe_while_forwarding = true,
+	.params = &lsw_rpc_port_params,
+	.args_size = sizeof(struct lsw_rpc_port_args),
 	.fn = queue_stats,
 };
 LSW_RPC_REGISTER(m_queue_stats)
@@ -279,27 +266,40 @@ efficiency(const uint64_t *len_hist, uint32_t cell, uint64_t *pkts_out)
 	return charged > 0 ? bytes / charged : 1.0;
 }
 
-static json_t *
-buffer_histogram(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+struct histogram_args {
+	double target;          /* efficiency the recommended cell keeps */
+};
+
+static bool
+efficiency_param(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+		 struct lsw_errs *errs)
 {
-	static const char *const allowed[] = {"target_efficiency", NULL};
+	RTE_SET_USED(ctx);
+	if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 1) {
+		lsw_errs_add(errs, path, "a number in (0, 1]");
+		return false;
+	}
+	*(double *)((char *)out + f->off) = json_number_value(v);
+	return true;
+}
+
+static const struct lsw_field histogram_rows[] = {
+	{.name = "target_efficiency", .type = LSW_F_CUSTOM,
+	 .off = offsetof(struct histogram_args, target), .fn = efficiency_param,
+	 .doc = "number (0, 1], default 0.95"},
+};
+static const struct lsw_fields histogram_params = LSW_FIELDS(histogram_rows);
+
+static json_t *
+buffer_histogram(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
+{
 	static const uint32_t candidates[] = {
 		32, 48, 64, 80, 96, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 384,
 		416, 512, 1024, 2048, 4096, 4160, 8192,
 	};
-	double target = 0.95;
-	json_t *t;
+	const double given = ((const struct histogram_args *)args)->target;
+	const double target = given > 0 ? given : 0.95;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if ((t = json_object_get(params, "target_efficiency")) != NULL) {
-		if (!json_is_number(t) || json_number_value(t) <= 0 || json_number_value(t) > 1) {
-			lsw_errs_add(&e->errs, "$.params.target_efficiency", "a number in (0, 1]");
-			lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-			return NULL;
-		}
-		target = json_number_value(t);
-	}
 	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
@@ -348,20 +348,18 @@ buffer_histogram(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_buffer_histogram = {
 	.name = "buffer.histogram",
 	.summary = "Frame sizes per TC, buffer efficiency, and a recommended cell size",
-	.params = "target_efficiency?: number (0, 1], default 0.95",
-	.safe_while_forwarding = true,
+	.params = &histogram_params,
+	.args_size = sizeof(struct histogram_args),
 	.fn = buffer_histogram,
 };
 LSW_RPC_REGISTER(m_buffer_histogram)
 
 static json_t *
-buffer_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+buffer_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	const struct lsw_buffer_conf *b = &sw->cfg->qos.buf;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
 	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
@@ -388,26 +386,23 @@ buffer_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		"efficiency", charged ? (double)bytes / (double)charged : 1.0,
 		"timestamp_ns", (json_int_t)lsw_now_ns());
 	rte_free(v);
-	json_object_set_new(r, "pools", buffer_pools(sw, params, e));
+	json_object_set_new(r, "pools", buffer_pools(sw, NULL, e));
 	return r;
 }
 
 static const struct lsw_rpc_method m_buffer_stats = {
 	.name = "buffer.stats",
 	.summary = "Buffer summary: size, cell, admitted and charged bytes, efficiency, pools",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = buffer_stats,
 };
 LSW_RPC_REGISTER(m_buffer_stats)
 
 static json_t *
-watermark_clear(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+watermark_clear(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	/* Each worker resets the watermarks it keeps on its next loop. */
 	uint64_t gen = __atomic_add_fetch(&sw->dp.wm_clear_gen, 1, __ATOMIC_RELEASE);
 	return json_pack("{s:b, s:I}", "cleared", 1, "generation", (json_int_t)gen);
@@ -416,8 +411,6 @@ watermark_clear(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_watermark_clear = {
 	.name = "watermark.clear",
 	.summary = "Clear PG, queue and pool watermarks (each worker on its next loop)",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = watermark_clear,
 };
 LSW_RPC_REGISTER(m_watermark_clear)

@@ -45,13 +45,12 @@ member_json(struct lsw_switch *sw, uint32_t nh_id)
 }
 
 static json_t *
-ecmp_groups(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+ecmp_groups(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	const struct lsw_ecmp_conf *ec = &sw->cfg->ecmp;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	json_t *groups = json_array();
 	FOR_EACH_GROUP(sw, r) {
 		const struct lsw_nhg *g = sw->fibc->fib->group[r->value];
@@ -74,8 +73,6 @@ ecmp_groups(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_ecmp_groups = {
 	.name = "ecmp.groups",
 	.summary = "Next-hop groups: prefix, mode and settings, members; the quality settings",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = ecmp_groups,
 };
 LSW_RPC_REGISTER(m_ecmp_groups)
@@ -121,26 +118,43 @@ port_quality(struct lsw_switch *sw, uint16_t port)
 			 "paused_queues", paused);
 }
 
-static json_t *
-ecmp_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
-{
-	static const char *const allowed[] = {"prefix", NULL};
-	json_t *v = json_object_get(params, "prefix");
-	uint32_t want = 0;
-	uint8_t want_len = 0;
+/* ecmp.stats's params: one group, by its route's prefix (all when none). */
+struct group_args {
+	const char *prefix;     /* as given; NULL: every group */
+	uint32_t ip;
+	uint8_t plen;
+};
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if (v != NULL && (!json_is_string(v) ||
-			  !lsw_parse_prefix(json_string_value(v), &want, &want_len))) {
-		lsw_errs_add(&e->errs, "$.params.prefix", "expected A.B.C.D/LEN");
-		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-		return NULL;
+static bool
+prefix_param(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	     struct lsw_errs *errs)
+{
+	struct group_args *a = out;
+
+	RTE_SET_USED(f);
+	RTE_SET_USED(ctx);
+	if (!json_is_string(v) || !lsw_parse_prefix(json_string_value(v), &a->ip, &a->plen)) {
+		lsw_errs_add(errs, path, "expected A.B.C.D/LEN");
+		return false;
 	}
+	a->prefix = json_string_value(v);
+	return true;
+}
+
+static const struct lsw_field group_rows[] = {
+	{.name = "prefix", .type = LSW_F_CUSTOM, .fn = prefix_param,
+	 .doc = "string (A.B.C.D/LEN)"},
+};
+static const struct lsw_fields group_params = LSW_FIELDS(group_rows);
+
+static json_t *
+ecmp_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
+{
+	const struct group_args *a = args;
 	json_t *groups = json_array();
 	bool found = false;
 	FOR_EACH_GROUP(sw, r) {
-		if (v != NULL && (r->prefix != want || r->plen != want_len))
+		if (a->prefix != NULL && (r->prefix != a->ip || r->plen != a->plen))
 			continue;
 		found = true;
 		const struct lsw_nhg *g = sw->fibc->fib->group[r->value];
@@ -164,12 +178,10 @@ ecmp_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		json_object_set_new(o, "members", ms);
 		json_array_append_new(groups, o);
 	}
-	if (v != NULL && !found) {
-		lsw_errs_add(&e->errs, "$.params.prefix", "no ECMP group for %s",
-			     json_string_value(v));
-		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
+	if (a->prefix != NULL && !found) {
+		lsw_errs_add(&e->errs, "$.params.prefix", "no ECMP group for %s", a->prefix);
 		json_decref(groups);
-		return NULL;
+		return lsw_rpc_invalid(e);
 	}
 	return json_pack("{s:o}", "groups", groups);
 }
@@ -178,8 +190,8 @@ static const struct lsw_rpc_method m_ecmp_stats = {
 	.name = "ecmp.stats",
 	.summary = "Per group member: packets, bytes, quality, load, queue, PFC pause, flowlets, "
 		   "reassignments",
-	.params = "prefix?: string (A.B.C.D/LEN)",
-	.safe_while_forwarding = true,
+	.params = &group_params,
+	.args_size = sizeof(struct group_args),
 	.fn = ecmp_stats,
 };
 LSW_RPC_REGISTER(m_ecmp_stats)

@@ -46,15 +46,10 @@ pfc_port_json(struct lsw_switch *sw, const struct lsw_lcore_counters *sum, uint1
 }
 
 static json_t *
-pfc_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+pfc_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {"port", NULL};
-	int port;
+	const int port = ((const struct lsw_rpc_port_args *)args)->port;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
-		return NULL;
 	struct lsw_lcore_counters *sum = rte_malloc("lsw_pfc_sum", sizeof(*sum), 0);
 	if (sum == NULL) {
 		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
@@ -74,26 +69,21 @@ pfc_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_pfc_stats = {
 	.name = "pfc.stats",
 	.summary = "PFC per port and priority: frames sent and received, pause durations",
-	.params = "port?: string",
-	.safe_while_forwarding = true,
+	.params = &lsw_rpc_port_params,
+	.args_size = sizeof(struct lsw_rpc_port_args),
 	.fn = pfc_stats,
 };
 LSW_RPC_REGISTER(m_pfc_stats)
 
 static json_t *
-pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+pfcwd_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {"port", NULL};
+	const int port = ((const struct lsw_rpc_port_args *)args)->port;
 	static const char *const actions[] = {"drop", "forward", "alert"};
 	static const char *const names[4] = {"TX_PACKETS", "TX_DROPPED_PACKETS", "RX_PACKETS",
 					     "RX_DROPPED_PACKETS"};
 	const struct lsw_config *c = sw->cfg;
-	int port;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
-		return NULL;
 	struct lsw_buffer_lcore *v = rte_malloc("lsw_wd_rpc", sizeof(*v), 0);
 	if (v == NULL) {
 		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
@@ -152,8 +142,8 @@ pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_pfcwd_stats = {
 	.name = "pfcwd.stats",
 	.summary = "PFC watchdog per watched queue: status, storms, packets and drops",
-	.params = "port?: string",
-	.safe_while_forwarding = true,
+	.params = &lsw_rpc_port_params,
+	.args_size = sizeof(struct lsw_rpc_port_args),
 	.fn = pfcwd_stats,
 };
 LSW_RPC_REGISTER(m_pfcwd_stats)

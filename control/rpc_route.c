@@ -30,14 +30,13 @@ nh_json(struct lsw_switch *sw, uint32_t id)
 }
 
 static json_t *
-route_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+route_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	const struct lsw_fibctl *fc = sw->fibc;
 	char pfx[24];
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	json_t *a = json_array();
 	for (uint32_t i = 0; i < fc->n_routes; i++) {
 		const struct lsw_route *r = &fc->routes[i];
@@ -65,21 +64,18 @@ route_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_route_list = {
 	.name = "route.list",
 	.summary = "IPv4 routes: connected, local, static (ECMP members), neighbor host routes",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = route_list,
 };
 LSW_RPC_REGISTER(m_route_list)
 
 static json_t *
-neighbor_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+neighbor_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	const struct lsw_fibctl *fc = sw->fibc;
 	uint64_t now = lsw_now_ns();
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	json_t *a = json_array();
 	for (uint32_t id = 0; id < LSW_MAX_NH; id++) {
 		const struct lsw_nh_meta *m = &fc->meta[id];
@@ -97,8 +93,6 @@ neighbor_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_neighbor_list = {
 	.name = "neighbor.list",
 	.summary = "Neighbors (next hops): IP, port, MAC, static/learned/incomplete, age",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = neighbor_list,
 };
 LSW_RPC_REGISTER(m_neighbor_list)

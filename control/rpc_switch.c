@@ -8,13 +8,12 @@
 #include "switch.h"
 
 static json_t *
-switch_info(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+switch_info(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	struct lsw_lcore_counters sum;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	lsw_stats_sum(sw, &sum);
 	json_t *workers = json_array();
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
@@ -61,32 +60,23 @@ switch_info(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_switch_info = {
 	.name = "switch.info",
 	.summary = "Version, uptime, lcores and their ports, events, RPC transport counters",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = switch_info,
 };
 LSW_RPC_REGISTER(m_switch_info)
 
 static json_t *
-stats_clear(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+stats_clear(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {"port", NULL};
-	int port;
-
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	port = lsw_rpc_port_param(sw, params, false, e);
-	if (port == -2)
-		return NULL;
-	lsw_stats_clear(sw, port);
+	RTE_SET_USED(e);
+	lsw_stats_clear(sw, ((const struct lsw_rpc_port_args *)args)->port);
 	return json_pack("{s:b}", "cleared", 1);
 }
 
 static const struct lsw_rpc_method m_stats_clear = {
 	.name = "stats.clear",
 	.summary = "Clear counters (all, or one port's); workers' counters are never written",
-	.params = "port?: string",
-	.safe_while_forwarding = true,
+	.params = &lsw_rpc_port_params,
+	.args_size = sizeof(struct lsw_rpc_port_args),
 	.fn = stats_clear,
 };
 LSW_RPC_REGISTER(m_stats_clear)
@@ -103,18 +93,16 @@ static const struct {
 };
 
 static json_t *
-stats_get(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+stats_get(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	json_t *out, *empty;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
 	out = json_pack("{s:I}", "timestamp_ns", (json_int_t)lsw_now_ns());
 	empty = json_object();
 	for (size_t i = 0; i < RTE_DIM(stats_parts); i++) {
 		const struct lsw_rpc_method *m = lsw_rpc_method_find(stats_parts[i].method);
-		json_t *r = m->fn(sw, empty, e);
+		json_t *r = lsw_rpc_call(sw, m, empty, e);
 		if (r == NULL) {
 			json_decref(empty);
 			json_decref(out);
@@ -130,8 +118,6 @@ stats_get(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_stats_get = {
 	.name = "stats.get",
 	.summary = "Every counter of the switch in one document, with a monotonic timestamp",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = stats_get,
 };
 LSW_RPC_REGISTER(m_stats_get)

@@ -5,6 +5,8 @@
 #include "lsw/dataplane.h"
 #include "lsw/dropsnap.h"
 
+const char *const lsw_dropsnap_kind_names[] = {"drop", "mark", NULL};
+
 /* Reasons counted once the packet was routed and classified, so that its metadata says
  * where it was going; the earlier ones (parsing, filters, routing) know only the port. */
 static bool

@@ -18,6 +18,7 @@
 /* dp->dropsnap_mode bits (the control plane writes, workers read). */
 enum { LSW_DROPSNAP_DROPS = 1, LSW_DROPSNAP_MARKS = 2 };
 enum lsw_dropsnap_kind { LSW_DROPSNAP_DROP, LSW_DROPSNAP_MARK };
+extern const char *const lsw_dropsnap_kind_names[]; /* "drop", "mark" */
 
 struct lsw_dropsnap {
 	uint64_t tsc;          /* when */
