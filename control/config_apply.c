@@ -143,11 +143,8 @@ lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
 void
 lsw_log_set_level(const char *name)
 {
-	static const char *const names[] = {"emerg", "alert", "crit", "error", "warning",
-					    "notice", "info", "debug"};
-
-	for (uint32_t i = 0; i < RTE_DIM(names); i++)
-		if (strcmp(names[i], name) == 0) {
+	for (uint32_t i = 0; lsw_log_level_names[i] != NULL; i++)
+		if (strcmp(lsw_log_level_names[i], name) == 0) {
 			rte_log_set_global_level(i + RTE_LOG_EMERG);
 			rte_log_set_level(lsw_logtype, i + RTE_LOG_EMERG);
 		}

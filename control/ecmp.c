@@ -150,25 +150,29 @@ lsw_ecmp_free(struct lsw_switch *sw)
 static void
 sum(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out)
 {
-	uint64_t *o = (uint64_t *)out;
-
 	memset(out, 0, sizeof(*out));
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
-		const uint64_t *c = (const uint64_t *)&sw->ecmp[gid]->ws[w].ctr;
-		for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-			o[i] += __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+		const struct lsw_ecmp_ctr *c = &sw->ecmp[gid]->ws[w].ctr;
+		for (int i = 0; i < LSW_MAX_ECMP; i++) {
+#define MEMBER_ADD(name, f) \
+			out->member[i].f += __atomic_load_n(&c->member[i].f, __ATOMIC_RELAXED);
+			LSW_FOREACH_ECMP_MEMBER_CTR(MEMBER_ADD)
+#undef MEMBER_ADD
+		}
 	}
 }
 
 void
 lsw_ecmp_counters(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out)
 {
-	const uint64_t *base = (const uint64_t *)&sw->ecmp[gid]->base;
-	uint64_t *o = (uint64_t *)out;
+	const struct lsw_ecmp_ctr *base = &sw->ecmp[gid]->base;
 
 	sum(sw, gid, out);
-	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-		o[i] -= base[i];
+	for (int i = 0; i < LSW_MAX_ECMP; i++) {
+#define MEMBER_SUB(name, f) out->member[i].f -= base->member[i].f;
+		LSW_FOREACH_ECMP_MEMBER_CTR(MEMBER_SUB)
+#undef MEMBER_SUB
+	}
 }
 
 void

@@ -7,6 +7,16 @@
 #include "lsw/log.h"
 #include "fibctl.h"
 
+const char *const lsw_route_kind_names[] = {
+	[LSW_RT_CONNECTED] = "connected", [LSW_RT_LOCAL] = "local",
+	[LSW_RT_STATIC] = "static", [LSW_RT_NEIGH] = "neighbor",
+};
+const char *const lsw_nh_state_names[] = {
+	[LSW_NH_FREE] = "free", [LSW_NH_INCOMPLETE] = "incomplete",
+	[LSW_NH_LEARNED] = "learned", [LSW_NH_STATIC] = "static",
+	[LSW_NH_RECLAIM] = "reclaim",
+};
+
 struct lsw_fibctl *
 lsw_fibctl_create(struct rte_rcu_qsbr *qsv, const char *name)
 {

@@ -15,21 +15,25 @@
 #include "pfcwd.h"
 #include "switch.h"
 
-static const char *const action_names[] = {"drop", "forward", "alert"};
+const char *const lsw_wd_state_names[] = {"operational", "stormed", NULL};
+const char *const lsw_wd_ctr_names[LSW_WD_CTR_MAX] = {
+#define LSW_WD_CTR_NAME(name, value) [LSW_WD_CTR_##name] = #name,
+	LSW_FOREACH_WD_CTR(LSW_WD_CTR_NAME, _, _, _, _)
+#undef LSW_WD_CTR_NAME
+};
 
-/* The four storm counters of a queue, read now. */
-static void
-storm_counters(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t port,
-	       uint8_t prio, uint8_t q, uint64_t out[4])
+void
+lsw_pfcwd_counters(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v,
+		   uint16_t port, uint8_t prio, uint8_t q, uint64_t out[LSW_WD_CTR_MAX])
 {
 	const struct lsw_config *c = sw->cfg;
+	const struct lsw_buffer_ctr *ctr = &v->ctr;
 	uint8_t pg = c->qos.map[LSW_MAP_PFC_TO_PG][c->qos.port[port].map[LSW_MAP_PFC_TO_PG]]
 		     .v[prio];
 
-	out[0] = v->q_tx_pkts[port][q];
-	out[1] = v->wd_tx_drops[port][q];
-	out[2] = v->pg_pkts[port][pg] + v->wd_rx_drops[port][q];
-	out[3] = v->wd_rx_drops[port][q];
+#define LSW_WD_CTR_READ(name, value) out[LSW_WD_CTR_##name] = value;
+	LSW_FOREACH_WD_CTR(LSW_WD_CTR_READ, ctr, port, q, pg)
+#undef LSW_WD_CTR_READ
 }
 
 /* Pause time of @prio on @port so far, in ns: finished pauses from the counters, the one
@@ -71,7 +75,7 @@ storm_begin(struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t p,
 
 	st->prio = prio;
 	st->action = action;
-	storm_counters(sw, v, p, prio, q, st->base);
+	lsw_pfcwd_counters(sw, v, p, prio, q, st->base);
 	apply(sw, p, q, action, true);
 }
 
@@ -174,8 +178,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 				continue;
 			}
 			struct lsw_wd_sample s = {
-				.occupancy = (uint64_t)(v->q_occ[p][q][0] + v->q_occ[p][q][1]),
-				.tx_pkts = v->q_tx_pkts[p][q],
+				.occupancy = (uint64_t)(v->use.q_occ[p][q][0] + v->use.q_occ[p][q][1]),
+				.tx_pkts = v->ctr.q_tx_pkts[p][q],
 			};
 			pause_sample(sw, sum, p, prio, now_tsc, &s);
 			enum lsw_wd_event e = lsw_pfcwd_step(wq, &s, now_ns,
@@ -186,7 +190,7 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 				storm_begin(sw, v, p, q, prio, wp->action);
 				n_changes++;
 				LSW_LOG(WARNING, "PFC storm detected on %s queue %u (priority %u), "
-					"action %s", c->port[p].name, q, prio, action_names[wp->action]);
+					"action %s", c->port[p].name, q, prio, lsw_pfcwd_action_names[wp->action]);
 			} else if (e == LSW_WD_RESTORE) {
 				storm_end(sw, p, q, ended, &n_ended);
 				LSW_LOG(WARNING, "PFC storm restored on %s queue %u (priority %u)",
@@ -212,9 +216,9 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 			uint16_t p = ended[i] >> 8;
 			uint8_t q = (uint8_t)ended[i];
 			struct lsw_wd_stats *st = &sw->wds[p][q];
-			uint64_t cur[4];
-			storm_counters(sw, v, p, st->prio, q, cur);
-			for (int k = 0; k < 4; k++) {
+			uint64_t cur[LSW_WD_CTR_MAX];
+			lsw_pfcwd_counters(sw, v, p, st->prio, q, cur);
+			for (int k = 0; k < LSW_WD_CTR_MAX; k++) {
 				st->last[k] = cur[k] - st->base[k];
 				st->total[k] += st->last[k];
 			}

@@ -10,8 +10,6 @@
 #include "rpc.h"
 #include "switch.h"
 
-static const char *const pool_types[] = {"ingress", "egress"};
-static const char *const th_modes[] = {"dynamic", "static"};
 
 static struct lsw_buffer_lcore *
 buffer_view(struct lsw_switch *sw, struct lsw_rpc_error *e)
@@ -25,12 +23,18 @@ buffer_view(struct lsw_switch *sw, struct lsw_rpc_error *e)
 	return v;
 }
 
+static void
+set_u64(json_t *o, const char *name, uint64_t v)
+{
+	json_object_set_new(o, name, json_integer((json_int_t)v));
+}
+
 /* The PG's or queue's current shared threshold, given the summed pool usage. */
 static uint64_t
 threshold_now(const struct lsw_buffer_dp *mc, const struct lsw_prof_dp *p,
 	      const struct lsw_buffer_lcore *v)
 {
-	return lsw_buffer_threshold(p, &mc->pool[p->pool], v->pool_shared[p->pool]);
+	return lsw_buffer_threshold(p, &mc->pool[p->pool], v->use.pool_shared[p->pool]);
 }
 
 static json_t *
@@ -46,16 +50,18 @@ buffer_pools(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	json_t *a = json_array();
 	for (uint16_t i = 0; i < q->n_pools; i++) {
 		const struct lsw_pool_conf *p = &q->pool[i];
-		json_array_append_new(a, json_pack(
-			"{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			"name", p->name, "type", pool_types[p->type], "mode", th_modes[p->mode],
-			"size", (json_int_t)p->size, "shared_size", (json_int_t)mc->pool[i].shared,
-			"xoff", (json_int_t)p->xoff,
-			"CURR_OCCUPANCY_BYTES", (json_int_t)v->pool_used[i],
-			"SHARED_CURR_OCCUPANCY_BYTES", (json_int_t)v->pool_shared[i],
-			"XOFF_ROOM_CURR_OCCUPANCY_BYTES", (json_int_t)v->pool_hdrm[i],
-			"WATERMARK_BYTES", (json_int_t)v->pool_wm[i],
-			"DROPPED_PACKETS", (json_int_t)v->pool_drops[i]));
+		json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"name", p->name, "type", lsw_pool_type_names[p->type],
+			"mode", lsw_th_mode_names[p->mode], "size", (json_int_t)p->size,
+			"shared_size", (json_int_t)mc->pool[i].shared, "xoff", (json_int_t)p->xoff,
+			"CURR_OCCUPANCY_BYTES", (json_int_t)v->use.pool_used[i],
+			"SHARED_CURR_OCCUPANCY_BYTES", (json_int_t)v->use.pool_shared[i],
+			"XOFF_ROOM_CURR_OCCUPANCY_BYTES", (json_int_t)v->use.pool_hdrm[i],
+			"WATERMARK_BYTES", (json_int_t)v->wm.pool[i]);
+#define POOL_CTR(name, f) set_u64(o, #name, v->ctr.pool_##f[i]);
+		LSW_FOREACH_POOL_CTR(POOL_CTR)
+#undef POOL_CTR
+		json_array_append_new(a, o);
 	}
 	rte_free(v);
 	return a;
@@ -108,7 +114,7 @@ buffer_profiles(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e
 	for (uint16_t i = 0; i < q->n_profiles; i++) {
 		const struct lsw_profile_conf *p = &q->profile[i];
 		json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:b, s:o}",
-			"name", p->name, "pool", q->pool[p->pool].name, "mode", th_modes[p->mode],
+			"name", p->name, "pool", q->pool[p->pool].name, "mode", lsw_th_mode_names[p->mode],
 			"size", (json_int_t)p->size, "xoff", (json_int_t)p->xoff,
 			"xon", (json_int_t)p->xon, "xon_offset", (json_int_t)p->xon_offset,
 			"lossless", p->xoff > 0, "computed", p->computed,
@@ -133,20 +139,24 @@ static json_t *
 pg_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t p, int pg)
 {
 	const struct lsw_buffer_dp *mc = &sw->dp.conf->buffer;
-	const int64_t *o = v->pg_occ[p][pg];
+	const int64_t *o = v->use.pg_occ[p][pg];
+	const uint64_t *wm = v->wm.pg[p][pg];
 	const struct lsw_prof_dp *pr = &mc->pg[p][pg];
+	json_t *r = json_object();
 
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:b, s:I}",
-		"PACKETS", (json_int_t)v->pg_pkts[p][pg], "BYTES", (json_int_t)v->pg_bytes[p][pg],
+#define PG_CTR(name, f) set_u64(r, #name, v->ctr.pg_##f[p][pg]);
+	LSW_FOREACH_PG_CTR(PG_CTR)
+#undef PG_CTR
+	json_object_update_new(r, json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:b, s:I}",
 		"CURR_OCCUPANCY_BYTES", (json_int_t)(o[0] + o[1] + o[2]),
-		"WATERMARK_BYTES", (json_int_t)v->pg_wm[p][pg][0],
+		"WATERMARK_BYTES", (json_int_t)wm[LSW_WM_TOTAL],
 		"SHARED_CURR_OCCUPANCY_BYTES", (json_int_t)o[LSW_PART_SHARED],
-		"SHARED_WATERMARK_BYTES", (json_int_t)v->pg_wm[p][pg][1],
+		"SHARED_WATERMARK_BYTES", (json_int_t)wm[LSW_WM_SHARED],
 		"XOFF_ROOM_CURR_OCCUPANCY_BYTES", (json_int_t)o[LSW_PART_HEADROOM],
-		"XOFF_ROOM_WATERMARK_BYTES", (json_int_t)v->pg_wm[p][pg][2],
-		"DROPPED_PACKETS", (json_int_t)v->pg_drops[p][pg],
+		"XOFF_ROOM_WATERMARK_BYTES", (json_int_t)wm[LSW_WM_HEADROOM],
 		"profile", sw->cfg->qos.profile[sw->cfg->qos.port[p].pg_profile[pg]].name,
-		"lossless", pr->lossless, "threshold_bytes", (json_int_t)threshold_now(mc, pr, v));
+		"lossless", pr->lossless, "threshold_bytes", (json_int_t)threshold_now(mc, pr, v)));
+	return r;
 }
 
 static json_t *
@@ -154,43 +164,41 @@ queue_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16
 {
 	const struct lsw_buffer_dp *mc = &sw->dp.conf->buffer;
 	const struct lsw_qos_conf *qc = &sw->cfg->qos;
-	const int64_t *o = v->q_occ[p][q];
+	const int64_t *o = v->use.q_occ[p][q];
+	const uint64_t *wm = v->wm.q[p][q], *dr = v->ctr.q_drop_reason[p][q];
 	const struct lsw_fifo *f = &sw->dp.sched[p]->q[q];
 	/* The owner moves the indexes; a slightly stale difference is fine here. */
 	uint32_t pkts = __atomic_load_n(&f->tail, __ATOMIC_RELAXED) -
 			__atomic_load_n(&f->head, __ATOMIC_RELAXED);
 	const struct lsw_sched_conf *sc = &qc->sched[qc->port[p].q_sched[q]];
-
-	const uint64_t *dr = v->q_drop_reason[p][q];
 	uint16_t wr = qc->port[p].q_ecn[q];
+	json_t *r = json_object(), *drops = json_object();
+	uint64_t dropped = 0;
 
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I},"
-			 " s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:s?}",
-		"PACKETS", (json_int_t)v->q_tx_pkts[p][q], "BYTES", (json_int_t)v->q_tx_bytes[p][q],
-		"DROPPED_PACKETS", (json_int_t)(dr[LSW_QDROP_PG] + dr[LSW_QDROP_HEADROOM] +
-						dr[LSW_QDROP_QUEUE] + dr[LSW_QDROP_MBUF] +
-						dr[LSW_QDROP_WRED]),
-		"DROPPED_BYTES", (json_int_t)v->q_drop_bytes[p][q],
+#define QUEUE_CTR(name, f) set_u64(r, #name, v->ctr.q_##f[p][q]);
+	LSW_FOREACH_QUEUE_CTR(QUEUE_CTR)
+#undef QUEUE_CTR
+	for (int i = 0; i < LSW_QDROP_MAX; i++) {
+		set_u64(drops, lsw_drop_name(lsw_qdrop_reason(i)), dr[i]);
+		dropped += dr[i];
+	}
+	set_u64(r, "DROPPED_PACKETS", dropped);
+	/* SAI's count of WRED drops is the WRED_DROP reason's. */
+	set_u64(r, "WRED_DROPPED_PACKETS", dr[LSW_QDROP_WRED_DROP]);
+	json_object_update_new(r, json_pack("{s:I, s:i, s:I, s:I, s:I, s:o, s:s, s:s, s:s, s:i,"
+					    " s:I, s:s?}",
 		"CURR_OCCUPANCY_BYTES", (json_int_t)(o[0] + o[1]),
 		"CURR_OCCUPANCY_PACKETS", (int)pkts,
-		"WATERMARK_BYTES", (json_int_t)v->q_wm[p][q][0],
+		"WATERMARK_BYTES", (json_int_t)wm[LSW_WM_TOTAL],
 		"SHARED_CURR_OCCUPANCY_BYTES", (json_int_t)o[1],
-		"SHARED_WATERMARK_BYTES", (json_int_t)v->q_wm[p][q][1],
-		"drops",
-		"INGRESS_PG_THRESHOLD", (json_int_t)v->q_drop_reason[p][q][LSW_QDROP_PG],
-		"HEADROOM_OVERFLOW", (json_int_t)v->q_drop_reason[p][q][LSW_QDROP_HEADROOM],
-		"EGRESS_QUEUE_THRESHOLD", (json_int_t)v->q_drop_reason[p][q][LSW_QDROP_QUEUE],
-		"MBUF_LIMIT", (json_int_t)dr[LSW_QDROP_MBUF],
-		"WRED_DROP", (json_int_t)dr[LSW_QDROP_WRED],
-		"WRED_ECN_MARKED_PACKETS", (json_int_t)v->q_ecn_marked_pkts[p][q],
-		"WRED_ECN_MARKED_BYTES", (json_int_t)v->q_ecn_marked_bytes[p][q],
-		"WRED_DROPPED_PACKETS", (json_int_t)dr[LSW_QDROP_WRED],
-		"WRED_DROPPED_BYTES", (json_int_t)v->q_wred_drop_bytes[p][q],
+		"SHARED_WATERMARK_BYTES", (json_int_t)wm[LSW_WM_SHARED],
+		"drops", drops,
 		"profile", qc->profile[qc->port[p].q_profile[q]].name,
-		"scheduler", sc->name, "type", sc->type == LSW_SCHED_STRICT ? "STRICT" : "DWRR",
+		"scheduler", sc->name, "type", lsw_sched_type_names[sc->type],
 		"weight", sc->weight, "threshold_bytes",
 		(json_int_t)threshold_now(mc, &mc->q[p][q], v),
-		"wred_profile", wr == LSW_NONE ? NULL : qc->ecn[wr].name);
+		"wred_profile", wr == LSW_NONE ? NULL : qc->ecn[wr].name));
+	return r;
 }
 
 /* pg.stats and queue.stats: {"ports": {"Ethernet0": {"0": {...}, ... "7": {...}}}}. */
@@ -309,16 +317,16 @@ buffer_histogram(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *
 		uint64_t pkts = 0;
 		for (int b = 0; b < LSW_HIST_BINS; b++) {
 			json_array_append_new(bins, json_pack("{s:i, s:I}", "le", lsw_hist_bound[b],
-							      "packets", (json_int_t)v->tc_hist[tc][b]));
-			pkts += v->tc_hist[tc][b];
+							      "packets", (json_int_t)v->ctr.tc_hist[tc][b]));
+			pkts += v->ctr.tc_hist[tc][b];
 		}
 		char k[4];
 		snprintf(k, sizeof(k), "%d", tc);
 		json_object_set_new(tcs, k, json_pack("{s:I, s:I, s:I, s:f, s:o}",
-			"packets", (json_int_t)pkts, "bytes", (json_int_t)v->tc_bytes[tc],
-			"charged_bytes", (json_int_t)v->tc_charged[tc],
-			"efficiency", v->tc_charged[tc] ? (double)v->tc_bytes[tc] /
-							  (double)v->tc_charged[tc] : 1.0,
+			"packets", (json_int_t)pkts, "bytes", (json_int_t)v->ctr.tc_bytes[tc],
+			"charged_bytes", (json_int_t)v->ctr.tc_charged[tc],
+			"efficiency", v->ctr.tc_charged[tc] ? (double)v->ctr.tc_bytes[tc] /
+							  (double)v->ctr.tc_charged[tc] : 1.0,
 			"bins", bins));
 	}
 	/* The largest cell that keeps the target efficiency for what was seen: an ASIC's cell
@@ -327,13 +335,13 @@ buffer_histogram(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *
 	uint32_t best = 0;
 	uint64_t seen;
 	for (size_t i = 0; i < RTE_DIM(candidates); i++) {
-		double eff = efficiency(v->len_hist, candidates[i], &seen);
+		double eff = efficiency(v->ctr.len_hist, candidates[i], &seen);
 		json_array_append_new(cands, json_pack("{s:i, s:f}", "cell", candidates[i],
 						       "efficiency", eff));
 		if (eff >= target && candidates[i] > best)
 			best = candidates[i];
 	}
-	double now_eff = efficiency(v->len_hist, sw->dp.conf->buffer.cell, &seen);
+	double now_eff = efficiency(v->ctr.len_hist, sw->dp.conf->buffer.cell, &seen);
 	json_t *ai = json_array();
 	for (unsigned int i = 0; i < sw->cfg->qos.buf.n_ai_sizes; i++)
 		json_array_append_new(ai, json_integer(sw->cfg->qos.buf.ai_sizes[i]));
@@ -365,14 +373,14 @@ buffer_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		return NULL;
 	uint64_t bytes = 0, charged = 0, pkts = 0, drops = 0;
 	for (int tc = 0; tc < LSW_NUM_TC; tc++) {
-		bytes += v->tc_bytes[tc];
-		charged += v->tc_charged[tc];
+		bytes += v->ctr.tc_bytes[tc];
+		charged += v->ctr.tc_charged[tc];
 	}
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
 		for (int q = 0; q < 8; q++) {
-			pkts += v->pg_pkts[p][q];
-			for (int r = 0; r < LSW_QDROP_WRED; r++) /* admission drops */
-				drops += v->q_drop_reason[p][q][r];
+			pkts += v->ctr.pg_pkts[p][q];
+			for (int r = 0; r < LSW_QDROP_WRED_DROP; r++) /* admission drops */
+				drops += v->ctr.q_drop_reason[p][q][r];
 		}
 	json_t *ai = json_array();
 	for (unsigned int i = 0; i < b->n_ai_sizes; i++)

@@ -166,13 +166,12 @@ ecmp_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		for (unsigned int i = 0; i < g->n; i++) {
 			json_t *m = member_json(sw, g->member[i]);
 			json_object_update_new(m, port_quality(sw, sw->fibc->fib->nh[g->member[i]].port));
-			json_object_update_new(m, json_pack(
-				"{s:I, s:I, s:I, s:I, s:I, s:I}",
-				"PACKETS", (json_int_t)c.tx[i].pkts, "BYTES", (json_int_t)c.tx[i].bytes,
-				"FLOWLETS", (json_int_t)c.flowlets[i],
-				"PATH_REASSIGNMENTS", (json_int_t)c.reassign[i],
-				"REBALANCES", (json_int_t)c.rebalance[i],
-				"active_flowlets", (json_int_t)active[i]));
+			const struct lsw_ecmp_member_ctr *mc = &c.member[i];
+#define MEMBER_CTR(name, f) \
+			json_object_set_new(m, #name, json_integer((json_int_t)mc->f));
+			LSW_FOREACH_ECMP_MEMBER_CTR(MEMBER_CTR)
+#undef MEMBER_CTR
+			json_object_set_new(m, "active_flowlets", json_integer((json_int_t)active[i]));
 			json_array_append_new(ms, m);
 		}
 		json_object_set_new(o, "members", ms);

@@ -5,15 +5,6 @@
 #include "rpc.h"
 #include "switch.h"
 
-static const char *const kind_names[] = {
-	[LSW_RT_CONNECTED] = "connected", [LSW_RT_LOCAL] = "local",
-	[LSW_RT_STATIC] = "static", [LSW_RT_NEIGH] = "neighbor",
-};
-static const char *const state_names[] = {
-	[LSW_NH_FREE] = "free", [LSW_NH_INCOMPLETE] = "incomplete",
-	[LSW_NH_LEARNED] = "learned", [LSW_NH_STATIC] = "static",
-};
-
 static json_t *
 nh_json(struct lsw_switch *sw, uint32_t id)
 {
@@ -41,7 +32,7 @@ route_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	for (uint32_t i = 0; i < fc->n_routes; i++) {
 		const struct lsw_route *r = &fc->routes[i];
 		json_t *nhs = json_array();
-		const char *type = kind_names[r->kind];
+		const char *type = lsw_route_kind_names[r->kind];
 		lsw_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->plen);
 		if (r->value & LSW_FIB_NH_BIT) {
 			json_array_append_new(nhs, nh_json(sw, r->value & ~LSW_FIB_NH_BIT));
@@ -82,7 +73,7 @@ neighbor_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		if (m->state == LSW_NH_FREE || m->state == LSW_NH_RECLAIM)
 			continue;
 		json_t *o = nh_json(sw, id);
-		json_object_set_new(o, "state", json_string(state_names[m->state]));
+		json_object_set_new(o, "state", json_string(lsw_nh_state_names[m->state]));
 		json_object_set_new(o, "age_s", m->state == LSW_NH_LEARNED ?
 				    json_real((double)(now - m->updated_ns) / 1e9) : json_null());
 		json_array_append_new(a, o);

@@ -69,9 +69,9 @@ struct lsw_switch {
 	struct lsw_wd_stats {
 		uint8_t action;           /* in force for the current storm */
 		uint8_t prio;             /* the priority it was detected on */
-		uint64_t base[4];         /* tx pkts, tx drops, rx pkts, rx drops at storm start */
-		uint64_t last[4];         /* over the last storm */
-		uint64_t total[4];        /* over all finished storms */
+		uint64_t base[LSW_WD_CTR_MAX];  /* the counters when the storm began */
+		uint64_t last[LSW_WD_CTR_MAX];  /* over the last storm */
+		uint64_t total[LSW_WD_CTR_MAX]; /* over all finished storms */
 	} wds[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t wd_last_poll_ns;
 	uint64_t link_poll_ns;          /* the last lsw_ports_poll_link */
@@ -158,6 +158,10 @@ bool lsw_dropsnap_roce(const struct lsw_dropsnap *s, struct lsw_dropsnap_bth *r)
 /* pfcwd.c */
 /* The PFC watchdog at @now_tsc (the TSC, or a test's fake clock at dp.tsc_hz). */
 void lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc);
+/* The LSW_FOREACH_WD_CTR counters of queue @q of @port, watched for @prio, in the buffer
+ * view @v (lsw_stats_buffer_raw). */
+void lsw_pfcwd_counters(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v,
+			uint16_t port, uint8_t prio, uint8_t q, uint64_t out[LSW_WD_CTR_MAX]);
 
 /* config_apply.c */
 json_t *lsw_config_merge(const json_t *target, const json_t *patch);

@@ -92,7 +92,8 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 				 ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
 	int64_t dr = 0, ds = 0, dh = 0, der = 0, des = 0;
 	uint64_t bytes = 0, dropped_bytes = 0, in_thr = 0, eg_thr = 0;
-	uint16_t admitted = 0, drops[LSW_QDROP_WRED] = {0, 0, 0, 0};
+	/* Admission's drops by reason (WRED's come at dequeue, tx.c). */
+	uint16_t admitted = 0, drops[LSW_QDROP_WRED_DROP] = {0};
 	int64_t in_thr_at = -1, eg_thr_at = -1; /* pool usage the thresholds were taken at */
 	uint32_t last_len = UINT32_MAX, same = 0; /* runs of equal sizes share one update */
 
@@ -138,9 +139,7 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 		}
 		drop[i] = (uint8_t)d;
 		if (d != LSW_DROP_NONE) {
-			drops[d == LSW_DROP_INGRESS_PG_THRESHOLD ? LSW_QDROP_PG :
-			      d == LSW_DROP_HEADROOM_OVERFLOW ? LSW_QDROP_HEADROOM :
-			      d == LSW_DROP_MBUF_LIMIT ? LSW_QDROP_MBUF : LSW_QDROP_QUEUE]++;
+			drops[lsw_qdrop_of(d)]++;
 			dropped_bytes += len[i];
 			continue;
 		}
@@ -159,8 +158,8 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 		uint32_t l = RTE_MIN(len[i], (uint32_t)LSW_MAX_FRAME);
 		if (l != last_len) {
 			if (same) {
-				mine->tc_hist[tc][lsw_hist_bin[last_len]] += same;
-				mine->len_hist[last_len] += same;
+				mine->ctr.tc_hist[tc][lsw_hist_bin[last_len]] += same;
+				mine->ctr.len_hist[last_len] += same;
 			}
 			last_len = l;
 			same = 0;
@@ -168,36 +167,37 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 		same++;
 	}
 	if (same) {
-		mine->tc_hist[tc][lsw_hist_bin[last_len]] += same;
-		mine->len_hist[last_len] += same;
+		mine->ctr.tc_hist[tc][lsw_hist_bin[last_len]] += same;
+		mine->ctr.len_hist[last_len] += same;
 	}
 
 	/* One write per state word for the run. */
-	mine->pg_occ[ip][pg][LSW_PART_RESERVED] += dr;
-	mine->pg_occ[ip][pg][LSW_PART_SHARED] += ds;
-	mine->pg_occ[ip][pg][LSW_PART_HEADROOM] += dh;
-	mine->pool_shared[pp->pool] += ds;
-	mine->pool_hdrm[pp->pool] += dh;
-	mine->pool_used[pp->pool] += dr + ds + dh;
-	mine->q_occ[op][q][0] += der;
-	mine->q_occ[op][q][1] += des;
-	mine->pool_shared[qp->pool] += des;
-	mine->pool_used[qp->pool] += der + des;
-	mine->pkts_held += admitted;
-	mine->pg_held[ip][pg] += admitted;
-	mine->pg_pkts[ip][pg] += admitted;
-	mine->pg_bytes[ip][pg] += bytes;
-	mine->tc_bytes[tc] += bytes;
-	mine->tc_charged[tc] += (uint64_t)(dr + ds + dh);
+	mine->use.pg_occ[ip][pg][LSW_PART_RESERVED] += dr;
+	mine->use.pg_occ[ip][pg][LSW_PART_SHARED] += ds;
+	mine->use.pg_occ[ip][pg][LSW_PART_HEADROOM] += dh;
+	mine->use.pool_shared[pp->pool] += ds;
+	mine->use.pool_hdrm[pp->pool] += dh;
+	mine->use.pool_used[pp->pool] += dr + ds + dh;
+	mine->use.q_occ[op][q][0] += der;
+	mine->use.q_occ[op][q][1] += des;
+	mine->use.pool_shared[qp->pool] += des;
+	mine->use.pool_used[qp->pool] += der + des;
+	mine->use.pkts_held += admitted;
+	mine->use.pg_held[ip][pg] += admitted;
+	mine->ctr.pg_pkts[ip][pg] += admitted;
+	mine->ctr.pg_bytes[ip][pg] += bytes;
+	mine->ctr.tc_bytes[tc] += bytes;
+	mine->ctr.tc_charged[tc] += (uint64_t)(dr + ds + dh);
 	if (admitted != k) {
-		const uint64_t in_drops = drops[LSW_QDROP_PG] + drops[LSW_QDROP_HEADROOM] +
-					  drops[LSW_QDROP_MBUF];
-		mine->pg_drops[ip][pg] += in_drops;
-		mine->q_drop_bytes[op][q] += dropped_bytes;
-		for (int j = 0; j < LSW_QDROP_WRED; j++)
-			mine->q_drop_reason[op][q][j] += drops[j];
-		mine->pool_drops[pp->pool] += in_drops;
-		mine->pool_drops[qp->pool] += drops[LSW_QDROP_QUEUE];
+		const uint64_t in_drops = drops[LSW_QDROP_INGRESS_PG_THRESHOLD] +
+					  drops[LSW_QDROP_HEADROOM_OVERFLOW] +
+					  drops[LSW_QDROP_MBUF_LIMIT];
+		mine->ctr.pg_drops[ip][pg] += in_drops;
+		mine->ctr.q_drop_bytes[op][q] += dropped_bytes;
+		for (int j = 0; j < LSW_QDROP_WRED_DROP; j++)
+			mine->ctr.q_drop_reason[op][q][j] += drops[j];
+		mine->ctr.pool_drops[pp->pool] += in_drops;
+		mine->ctr.pool_drops[qp->pool] += drops[LSW_QDROP_EGRESS_QUEUE_THRESHOLD];
 	}
 	return admitted;
 }
@@ -225,13 +225,13 @@ lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n, struct ls
 	int64_t er = lsw_buffer_q_occ(all, n, op, q, 0), es = lsw_buffer_q_occ(all, n, op, q, 1);
 	uint8_t ipool = mc->pg[ip][pg].pool, epool = mc->q[op][q].pool;
 
-	wm(&mine->pg_wm[ip][pg][0], r + s + h);
-	wm(&mine->pg_wm[ip][pg][1], s);
-	wm(&mine->pg_wm[ip][pg][2], h);
-	wm(&mine->q_wm[op][q][0], er + es);
-	wm(&mine->q_wm[op][q][1], es);
-	wm(&mine->pool_wm[ipool], pool_used(all, n, ipool));
-	wm(&mine->pool_wm[epool], pool_used(all, n, epool));
+	wm(&mine->wm.pg[ip][pg][LSW_WM_TOTAL], r + s + h);
+	wm(&mine->wm.pg[ip][pg][LSW_WM_SHARED], s);
+	wm(&mine->wm.pg[ip][pg][LSW_WM_HEADROOM], h);
+	wm(&mine->wm.q[op][q][LSW_WM_TOTAL], er + es);
+	wm(&mine->wm.q[op][q][LSW_WM_SHARED], es);
+	wm(&mine->wm.pool[ipool], pool_used(all, n, ipool));
+	wm(&mine->wm.pool[epool], pool_used(all, n, epool));
 }
 
 bool

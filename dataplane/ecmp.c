@@ -139,7 +139,7 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp_dp *g, struct lsw_ecmp_ws *ws, struct 
 	case LSW_ECMP_PACKET_QUALITY:
 		m = lsw_ecmp_best(q, n, live, cur, rng);
 		if (cur >= 0 && m != cur)
-			c->reassign[m]++;
+			c->member[m].reassign++;
 		break;
 	case LSW_ECMP_FIXED:
 		if (cur >= 0 && (live >> cur & 1)) {
@@ -147,7 +147,7 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp_dp *g, struct lsw_ecmp_ws *ws, struct 
 			break;
 		}
 		m = lsw_ecmp_best(q, n, live, -1, rng);
-		c->flowlets[m]++;
+		c->member[m].flowlets++;
 		break;
 	default: /* flowlet_random, flowlet_quality */
 		if (active) {
@@ -163,7 +163,7 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp_dp *g, struct lsw_ecmp_ws *ws, struct 
 				if (q[b] >= q[cur] + g->margin) {
 					ws->last_move = now;
 					m = b;
-					c->rebalance[m]++;
+					c->member[m].rebalance++;
 				}
 			}
 			break;
@@ -171,9 +171,9 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp_dp *g, struct lsw_ecmp_ws *ws, struct 
 		m = g->mode == LSW_ECMP_FLOWLET_RANDOM ?
 		    lsw_ecmp_nth(live, rand_below(rng, (uint8_t)__builtin_popcount(live))) :
 		    lsw_ecmp_best(q, n, live, cur, rng);
-		c->flowlets[m]++;
+		c->member[m].flowlets++;
 		if (cur >= 0 && m != cur)
-			c->reassign[m]++;
+			c->member[m].reassign++;
 		break;
 	}
 	e->last = now != 0 ? now : 1;

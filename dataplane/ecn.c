@@ -72,8 +72,8 @@ lsw_ecn_dequeue(struct lsw_worker *w, const struct lsw_ecn_dp *a, uint16_t port,
 		enum lsw_ecn_result r = l3[0] >> 4 == 6 ? lsw_ecn_mark_ipv6(l3) :
 							  lsw_ecn_mark_ipv4(l3);
 		if (r == LSW_ECN_MARKED) {
-			w->buffer->q_ecn_marked_pkts[port][q]++;
-			w->buffer->q_ecn_marked_bytes[port][q] += m->pkt_len;
+			w->buffer->ctr.q_ecn_marked_pkts[port][q]++;
+			w->buffer->ctr.q_ecn_marked_bytes[port][q] += m->pkt_len;
 			w->ctr->port[port].ctr[LSW_PC_ECN_MARKED_PACKETS]++;
 			if (meta->flags & LSW_META_ROCE)
 				w->ctr->port[port].ctr[LSW_PC_ROCE_ECN_MARKED_PKTS]++;

@@ -77,12 +77,12 @@ wd_dropped(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbu
 	uint8_t in_q = conf->buffer.tc_q[in][meta->tc];
 
 	if (conf->port[out].wd_drop >> meta->queue & 1) {
-		w->buffer->wd_tx_drops[out][meta->queue]++;
+		w->buffer->ctr.wd_tx_drops[out][meta->queue]++;
 		lsw_count_drop(w, out, LSW_DROP_PFC_WD_TX_DROP, m);
 		return true;
 	}
 	if (conf->port[in].wd_drop >> in_q & 1) {
-		w->buffer->wd_rx_drops[in][in_q]++;
+		w->buffer->ctr.wd_rx_drops[in][in_q]++;
 		lsw_count_drop(w, in, LSW_DROP_PFC_WD_RX_DROP, m);
 		return true;
 	}
@@ -158,8 +158,8 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_snapshot *conf, uint32_t gid,
 	} else
 		i = lsw_ecmp_select(w, conf, eg, g, ip, pi, classify(conf, in_port, ip, pi), now);
 	struct lsw_ecmp_ctr *c = &eg->ws[w->idx].ctr;
-	c->tx[i].pkts++;
-	c->tx[i].bytes += m->pkt_len;
+	c->member[i].pkts++;
+	c->member[i].bytes += m->pkt_len;
 	return i;
 }
 

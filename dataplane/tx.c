@@ -211,9 +211,9 @@ lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf, uint1
 static void
 wred_drop(struct lsw_worker *w, uint16_t port, uint8_t q, struct rte_mbuf *m)
 {
-	w->buffer->q_drop_reason[port][q][LSW_QDROP_WRED]++;
-	w->buffer->q_drop_bytes[port][q] += m->pkt_len;
-	w->buffer->q_wred_drop_bytes[port][q] += m->pkt_len;
+	w->buffer->ctr.q_drop_reason[port][q][LSW_QDROP_WRED_DROP]++;
+	w->buffer->ctr.q_drop_bytes[port][q] += m->pkt_len;
+	w->buffer->ctr.q_wred_drop_bytes[port][q] += m->pkt_len;
 	lsw_count_drop(w, port, LSW_DROP_WRED_DROP, m);
 }
 
@@ -223,7 +223,7 @@ wd_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port)
 {
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if (conf->port[port].wd_drop >> q & 1)
-			w->buffer->wd_tx_drops[port][q] += drop_queue(w, conf, port, q,
+			w->buffer->ctr.wd_tx_drops[port][q] += drop_queue(w, conf, port, q,
 								   LSW_DROP_PFC_WD_TX_DROP);
 }
 
@@ -316,8 +316,8 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		} while (n < LSW_BURST && f->head != f->tail);
 		lsw_buffer_acc_flush(w->buffer, &conf->buffer, &acc);
 		f->bytes -= bytes;
-		w->buffer->q_tx_pkts[port][q] += n - first;
-		w->buffer->q_tx_bytes[port][q] += bytes - dropped;
+		w->buffer->ctr.q_tx_pkts[port][q] += n - first;
+		w->buffer->ctr.q_tx_bytes[port][q] += bytes - dropped;
 		if (n == first && dropped == 0)
 			break; /* out of tokens: the head waits */
 	}

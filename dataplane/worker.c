@@ -126,9 +126,9 @@ check_wm_clear(struct lsw_worker *w)
 	uint64_t gen = __atomic_load_n(&w->dp->wm_clear_gen, __ATOMIC_ACQUIRE);
 
 	if (unlikely(gen != w->buffer->wm_gen)) {
-		memset(w->buffer->pg_wm, 0, sizeof(w->buffer->pg_wm));
-		memset(w->buffer->q_wm, 0, sizeof(w->buffer->q_wm));
-		memset(w->buffer->pool_wm, 0, sizeof(w->buffer->pool_wm));
+		memset(w->buffer->wm.pg, 0, sizeof(w->buffer->wm.pg));
+		memset(w->buffer->wm.q, 0, sizeof(w->buffer->wm.q));
+		memset(w->buffer->wm.pool, 0, sizeof(w->buffer->wm.pool));
 		w->buffer->wm_gen = gen;
 	}
 }

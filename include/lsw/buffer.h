@@ -101,12 +101,75 @@ lsw_meta(struct rte_mbuf *m)
 extern const uint32_t lsw_hist_bound[LSW_HIST_BINS];
 extern uint8_t lsw_hist_bin[LSW_MAX_FRAME + 1]; /* frame length -> bin */
 
-/* The queue-drop reasons indexed in q_drop_reason. */
-enum { LSW_QDROP_PG, LSW_QDROP_HEADROOM, LSW_QDROP_QUEUE, LSW_QDROP_MBUF, LSW_QDROP_WRED,
-	LSW_QDROP_REASONS };
+/*
+ * The counter families of the buffer, each a table of SAI's name (SAI_INGRESS_PRIORITY_GROUP_
+ * STAT_*, SAI_QUEUE_STAT_*, SAI_BUFFER_POOL_STAT_*) and its field in struct lsw_buffer_ctr
+ * (pg_<field>, q_<field>, pool_<field>): the workers count into the fields, pg.stats,
+ * queue.stats and buffer.pools answer the names (and so telemetry and Prometheus).
+ */
+#define LSW_FOREACH_PG_CTR(X) \
+	X(PACKETS,                 pkts) \
+	X(BYTES,                   bytes) \
+	X(DROPPED_PACKETS,         drops)
+#define LSW_FOREACH_QUEUE_CTR(X) \
+	X(PACKETS,                 tx_pkts) \
+	X(BYTES,                   tx_bytes) \
+	X(DROPPED_BYTES,           drop_bytes) \
+	X(WRED_ECN_MARKED_PACKETS, ecn_marked_pkts) \
+	X(WRED_ECN_MARKED_BYTES,   ecn_marked_bytes) \
+	X(WRED_DROPPED_BYTES,      wred_drop_bytes)
+#define LSW_FOREACH_POOL_CTR(X) \
+	X(DROPPED_PACKETS,         drops)
+/* A queue's drops by reason, the reasons of enum lsw_drop the buffer decides (admission,
+ * and WRED at dequeue); their sum is the queue's DROPPED_PACKETS. */
+#define LSW_FOREACH_QUEUE_DROP(X) \
+	X(INGRESS_PG_THRESHOLD) \
+	X(HEADROOM_OVERFLOW) \
+	X(EGRESS_QUEUE_THRESHOLD) \
+	X(MBUF_LIMIT) \
+	X(WRED_DROP)
 
-/* One worker's share of the MMU: occupancy deltas, watermarks of what it saw, counters. */
-struct lsw_buffer_lcore {
+enum lsw_qdrop {
+#define LSW_QDROP_ENUM(reason) LSW_QDROP_##reason,
+	LSW_FOREACH_QUEUE_DROP(LSW_QDROP_ENUM)
+#undef LSW_QDROP_ENUM
+	LSW_QDROP_MAX
+};
+/* Admission counts the reasons before WRED_DROP (buffer.c), the dequeue WRED_DROP. */
+_Static_assert(LSW_QDROP_WRED_DROP == LSW_QDROP_MAX - 1, "WRED_DROP is the last queue drop");
+
+/* The queue-drop index of an admission drop @d (INGRESS_PG_THRESHOLD, HEADROOM_OVERFLOW,
+ * EGRESS_QUEUE_THRESHOLD or MBUF_LIMIT). */
+static inline enum lsw_qdrop
+lsw_qdrop_of(enum lsw_drop d)
+{
+	return d == LSW_DROP_INGRESS_PG_THRESHOLD ? LSW_QDROP_INGRESS_PG_THRESHOLD :
+	       d == LSW_DROP_HEADROOM_OVERFLOW ? LSW_QDROP_HEADROOM_OVERFLOW :
+	       d == LSW_DROP_MBUF_LIMIT ? LSW_QDROP_MBUF_LIMIT : LSW_QDROP_EGRESS_QUEUE_THRESHOLD;
+}
+
+/* The drop reason of queue-drop index @q. */
+static inline enum lsw_drop
+lsw_qdrop_reason(enum lsw_qdrop q)
+{
+	static const enum lsw_drop reason[LSW_QDROP_MAX] = {
+#define LSW_QDROP_REASON(r) [LSW_QDROP_##r] = LSW_DROP_##r,
+		LSW_FOREACH_QUEUE_DROP(LSW_QDROP_REASON)
+#undef LSW_QDROP_REASON
+	};
+
+	return reason[q];
+}
+
+/* Watermarks kept per PG (a queue keeps the first two). */
+enum lsw_wm { LSW_WM_TOTAL, LSW_WM_SHARED, LSW_WM_HEADROOM, LSW_WM_KINDS };
+
+/*
+ * One worker's share of the buffer, in three parts that add up differently across the
+ * workers (control/stats.c): each part holds nothing but 64-bit words.
+ */
+/* Occupancy: signed deltas, summed. */
+struct lsw_buffer_use {
 	int64_t pg_occ[LSW_MAX_PORTS][LSW_NUM_PG][LSW_PARTS];
 	int64_t q_occ[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];   /* reserved, shared */
 	int64_t pool_shared[LSW_MAX_POOLS];
@@ -114,32 +177,43 @@ struct lsw_buffer_lcore {
 	int64_t pool_used[LSW_MAX_POOLS];
 	int64_t pkts_held;                                 /* packets (mbufs) admitted */
 	int64_t pg_held[LSW_MAX_PORTS][LSW_NUM_PG];        /* the same per (port, PG) */
-	/* Watermarks of the summed occupancy, as this worker computed it at admission. */
-	uint64_t pg_wm[LSW_MAX_PORTS][LSW_NUM_PG][3];       /* total, shared, headroom */
-	uint64_t q_wm[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];    /* total, shared */
-	uint64_t pool_wm[LSW_MAX_POOLS];
-	uint64_t wm_gen;                                    /* last clear request honoured */
-	/* Counters. */
-	uint64_t pg_pkts[LSW_MAX_PORTS][LSW_NUM_PG];
-	uint64_t pg_bytes[LSW_MAX_PORTS][LSW_NUM_PG];
-	uint64_t pg_drops[LSW_MAX_PORTS][LSW_NUM_PG];
-	uint64_t q_tx_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	uint64_t q_tx_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	uint64_t q_drop_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	/* Drops by reason (enum below); their sum is the queue's DROPPED_PACKETS. */
-	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][LSW_QDROP_REASONS];
-	uint64_t pool_drops[LSW_MAX_POOLS];
-	uint64_t wd_tx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES]; /* PFC watchdog, per stormed queue */
+};
+
+/* Watermarks of the summed occupancy, as this worker computed it at admission: the
+ * largest any worker saw is the watermark. */
+struct lsw_buffer_wm {
+	uint64_t pg[LSW_MAX_PORTS][LSW_NUM_PG][LSW_WM_KINDS];
+	uint64_t q[LSW_MAX_PORTS][LSW_NUM_QUEUES][LSW_WM_HEADROOM]; /* total, shared */
+	uint64_t pool[LSW_MAX_POOLS];
+};
+
+/* Counters: summed, less the baseline of the last stats.clear. */
+struct lsw_buffer_ctr {
+#define LSW_PG_CTR_FIELD(name, f) uint64_t pg_##f[LSW_MAX_PORTS][LSW_NUM_PG];
+	LSW_FOREACH_PG_CTR(LSW_PG_CTR_FIELD)
+#undef LSW_PG_CTR_FIELD
+#define LSW_QUEUE_CTR_FIELD(name, f) uint64_t q_##f[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	LSW_FOREACH_QUEUE_CTR(LSW_QUEUE_CTR_FIELD)
+#undef LSW_QUEUE_CTR_FIELD
+	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][LSW_QDROP_MAX];
+#define LSW_POOL_CTR_FIELD(name, f) uint64_t pool_##f[LSW_MAX_POOLS];
+	LSW_FOREACH_POOL_CTR(LSW_POOL_CTR_FIELD)
+#undef LSW_POOL_CTR_FIELD
+	/* The PFC watchdog's drops per stormed queue (control/pfcwd.h names them). */
+	uint64_t wd_tx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t wd_rx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	/* Sizes per TC: bins, bytes, bytes charged; and exact lengths for the cell advice. */
 	uint64_t tc_hist[LSW_NUM_TC][LSW_HIST_BINS];
 	uint64_t tc_bytes[LSW_NUM_TC];
 	uint64_t tc_charged[LSW_NUM_TC];
 	uint64_t len_hist[LSW_MAX_FRAME + 1];
-	/* ECN and WRED at dequeue (rarely written: after the hot counters). */
-	uint64_t q_wred_drop_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	uint64_t q_ecn_marked_pkts[LSW_MAX_PORTS][LSW_NUM_QUEUES];
-	uint64_t q_ecn_marked_bytes[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+};
+
+struct lsw_buffer_lcore {
+	struct lsw_buffer_use use;
+	struct lsw_buffer_wm wm;
+	uint64_t wm_gen;                                   /* last clear request honoured */
+	struct lsw_buffer_ctr ctr;
 } __rte_cache_aligned;
 
 
@@ -177,11 +251,12 @@ lsw_buffer_charge(const struct lsw_buffer_dp *mc, uint32_t len)
 	return (uint32_t)((len + mc->cell - 1) * mc->cell_inv >> 32) * mc->cell;
 }
 
-/* Summed occupancy over the workers' shares (one worker: its own, no loop). */
+/* Summed occupancy (@field of struct lsw_buffer_use) over the workers' shares (one worker:
+ * its own, no loop). */
 #define LSW_BUFFER_SUM(all, n, field) __extension__ ({ \
-	int64_t _s = (all)[0]->field; \
+	int64_t _s = (all)[0]->use.field; \
 	for (uint16_t _w = 1; _w < (n); _w++) \
-		_s += __atomic_load_n(&(all)[_w]->field, __ATOMIC_RELAXED); \
+		_s += __atomic_load_n(&(all)[_w]->use.field, __ATOMIC_RELAXED); \
 	_s; })
 
 static inline int64_t
@@ -230,20 +305,20 @@ lsw_buffer_release_bytes(struct lsw_buffer_lcore *mine, const struct lsw_buffer_
 	const uint8_t ipool = mc->pg[meta->in_port][meta->pg].pool;
 	const uint8_t epool = mc->q[meta->out_port][meta->queue].pool;
 
-	mine->pg_occ[meta->in_port][meta->pg][meta->in_part] -= c;
+	mine->use.pg_occ[meta->in_port][meta->pg][meta->in_part] -= c;
 	/* Headroom in use is counted per pool whether or not the pool shares it now: a
 	 * change of BUFFER_POOL.xoff between admission and release must not leak it. */
 	if (meta->in_part == LSW_PART_SHARED)
-		mine->pool_shared[ipool] -= c;
+		mine->use.pool_shared[ipool] -= c;
 	else if (meta->in_part == LSW_PART_HEADROOM)
-		mine->pool_hdrm[ipool] -= c;
-	mine->pool_used[ipool] -= c;
-	mine->q_occ[meta->out_port][meta->queue][meta->eg_part == LSW_PART_SHARED] -= c;
+		mine->use.pool_hdrm[ipool] -= c;
+	mine->use.pool_used[ipool] -= c;
+	mine->use.q_occ[meta->out_port][meta->queue][meta->eg_part == LSW_PART_SHARED] -= c;
 	if (meta->eg_part == LSW_PART_SHARED)
-		mine->pool_shared[epool] -= c;
-	mine->pool_used[epool] -= c;
-	mine->pkts_held -= pkts;
-	mine->pg_held[meta->in_port][meta->pg] -= pkts;
+		mine->use.pool_shared[epool] -= c;
+	mine->use.pool_used[epool] -= c;
+	mine->use.pkts_held -= pkts;
+	mine->use.pg_held[meta->in_port][meta->pg] -= pkts;
 }
 
 static inline void

@@ -60,14 +60,26 @@ struct lsw_flowlet {
 	uint8_t pad[7];
 };
 
+/* A group member's counters, SAI's and lsw's names (ecmp.stats) and their fields: packets
+ * and bytes at the ECMP choice, new flowlets (flows, for fixed) given the member, those of
+ * them that left another member for it, and reactive moves to it. */
+#define LSW_FOREACH_ECMP_MEMBER_CTR(X) \
+	X(PACKETS,            pkts) \
+	X(BYTES,              bytes) \
+	X(FLOWLETS,           flowlets) \
+	X(PATH_REASSIGNMENTS, reassign) \
+	X(REBALANCES,         rebalance)
+
+/* Side by side, so that a packet touches one cache line of its member's. */
+struct lsw_ecmp_member_ctr {
+#define LSW_ECMP_CTR_FIELD(name, f) uint64_t f;
+	LSW_FOREACH_ECMP_MEMBER_CTR(LSW_ECMP_CTR_FIELD)
+#undef LSW_ECMP_CTR_FIELD
+};
+
 /* A group's counters on one worker (the worker writes; readers sum). */
 struct lsw_ecmp_ctr {
-	struct {
-		uint64_t pkts, bytes;      /* side by side: one cache line for 4 members */
-	} tx[LSW_MAX_ECMP];
-	uint64_t flowlets[LSW_MAX_ECMP];   /* new flowlets (flows, for fixed) given the member */
-	uint64_t reassign[LSW_MAX_ECMP];   /* ... of which left another member for it */
-	uint64_t rebalance[LSW_MAX_ECMP];  /* reactive moves to the member */
+	struct lsw_ecmp_member_ctr member[LSW_MAX_ECMP];
 };
 
 /* A group's state on one worker; allocated by the control plane for the group's lifetime. */

@@ -167,14 +167,14 @@ test_reserve_shared_headroom(void **state)
 	}
 	/* Out of headroom: a lossless drop is a headroom overflow, counted everywhere. */
 	assert_int_equal(admit(&m[n], 0, 3, 1, 3, 1024), LSW_DROP_HEADROOM_OVERFLOW);
-	assert_int_equal(w0->pg_drops[0][3], 1);
-	assert_int_equal(w0->q_drop_reason[1][3][LSW_QDROP_HEADROOM], 1);
-	assert_int_equal(w0->pool_drops[0], 1);
+	assert_int_equal(w0->ctr.pg_drops[0][3], 1);
+	assert_int_equal(w0->ctr.q_drop_reason[1][3][LSW_QDROP_HEADROOM_OVERFLOW], 1);
+	assert_int_equal(w0->ctr.pool_drops[0], 1);
 	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_RESERVED), 4096);
 	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_SHARED), 16384);
 	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 8192);
 	assert_int_equal(lsw_buffer_pool_shared(all, 1, 0), 16384);
-	assert_int_equal(w0->pg_pkts[0][3], 28);
+	assert_int_equal(w0->ctr.pg_pkts[0][3], 28);
 	/* Release in arrival order: each packet gives back what it took. The PG stays paused
 	 * while headroom holds anything, and resumes once shared is back under XON. */
 	for (int i = 0; i < 28; i++) {
@@ -186,7 +186,7 @@ test_reserve_shared_headroom(void **state)
 	for (int p = 0; p < LSW_PARTS; p++)
 		assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, p), 0);
 	assert_int_equal(q_total(1, 3), 0);
-	assert_int_equal(w0->pool_used[0] + w0->pool_used[1], 0);
+	assert_int_equal(w0->use.pool_used[0] + w0->use.pool_used[1], 0);
 }
 
 /* Every queued packet holds an mbuf, a second resource beside the bytes (as an ASIC's
@@ -210,9 +210,9 @@ test_mbuf_limit(void **state)
 		assert_int_equal(admit(&m[n], 0, 0, 1, 0, 64), LSW_DROP_NONE);
 	/* 38 held: 38 >= 75 - 38. The PG is at its share. */
 	assert_int_equal(admit(&m[n], 0, 0, 1, 0, 64), LSW_DROP_MBUF_LIMIT);
-	assert_int_equal(w0->q_drop_reason[1][0][LSW_QDROP_MBUF], 1);
-	assert_int_equal(w0->pg_drops[0][0], 1);
-	assert_int_equal(w0->pool_drops[0], 1);
+	assert_int_equal(w0->ctr.q_drop_reason[1][0][LSW_QDROP_MBUF_LIMIT], 1);
+	assert_int_equal(w0->ctr.pg_drops[0][0], 1);
+	assert_int_equal(w0->ctr.pool_drops[0], 1);
 	/* Another lossy PG still gets its share of what is left: (75 - 38) / 2. */
 	for (int i = 0; i < 19; i++, n++)
 		assert_int_equal(admit(&m[n], 2, 0, 1, 1, 64), LSW_DROP_NONE);
@@ -274,14 +274,14 @@ test_lossy_drops(void **state)
 		ok++;
 	assert_int_equal(ok, 10); /* 1000 B frames charge 1024 */
 	assert_int_equal(admit(&m, 2, 0, 5, 1, 1000), LSW_DROP_INGRESS_PG_THRESHOLD);
-	assert_int_equal(w0->q_drop_reason[5][1][LSW_QDROP_PG], 2);
+	assert_int_equal(w0->ctr.q_drop_reason[5][1][LSW_QDROP_INGRESS_PG_THRESHOLD], 2);
 	/* Egress: the queue's own threshold, for lossy traffic. */
 	mc.q[6][2] = (struct lsw_prof_dp){.pool = 1, .dynamic = 0, .static_th = 2048};
 	assert_int_equal(admit(&m, 3, 0, 6, 2, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 3, 0, 6, 2, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 3, 0, 6, 2, 1024), LSW_DROP_EGRESS_QUEUE_THRESHOLD);
-	assert_int_equal(w0->q_drop_reason[6][2][LSW_QDROP_QUEUE], 1);
-	assert_int_equal(w0->q_drop_bytes[6][2], 1024);
+	assert_int_equal(w0->ctr.q_drop_reason[6][2][LSW_QDROP_EGRESS_QUEUE_THRESHOLD], 1);
+	assert_int_equal(w0->ctr.q_drop_bytes[6][2], 1024);
 	/* ... but lossless traffic into the same queue is never dropped there. */
 	mc.pg[4][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = 7, .xoff = 65536,
 					    .lossless = 1};
@@ -312,7 +312,7 @@ test_shared_headroom(void **state)
 	assert_int_equal(admit(&m, 1, 3, 9, 3, 1024), LSW_DROP_NONE);
 	/* Each PG is within its own 8 KB, but the pool's 4 KB are used up. */
 	assert_int_equal(admit(&m, 1, 3, 9, 3, 1024), LSW_DROP_HEADROOM_OVERFLOW);
-	assert_int_equal(w0->pool_hdrm[0], 4096);
+	assert_int_equal(w0->use.pool_hdrm[0], 4096);
 }
 
 /* Thresholds at their edges: an idle PG never pauses, even with no shared buffer; a static
@@ -340,7 +340,7 @@ test_threshold_edges(void **state)
 	mc.pool[0].hdrm_shared = 0; /* ... and goes again before the second leaves */
 	lsw_buffer_release(w0, &mc, &m[0]);
 	lsw_buffer_release(w0, &mc, &m[1]);
-	assert_int_equal(w0->pool_hdrm[0], 0);
+	assert_int_equal(w0->use.pool_hdrm[0], 0);
 	assert_true(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	/* static_th 0: the whole shared pool (64 MB here), not nothing. */
@@ -357,7 +357,7 @@ test_threshold_edges(void **state)
 		lsw_buffer_release(w0, &mc, &m[3]);
 	}
 	lsw_buffer_release(w0, &mc, &m[2]);
-	assert_int_equal(w0->pool_used[0] + w0->pool_used[1], 0);
+	assert_int_equal(w0->use.pool_used[0] + w0->use.pool_used[1], 0);
 }
 
 /* A run decides each packet as if admitted one by one. */
@@ -393,8 +393,8 @@ test_run_equals_single(void **state)
 	}
 	assert_int_equal(ok, ok1);
 	assert_true(ok < 40); /* the case reaches the threshold */
-	assert_memory_equal(runs->pg_occ, w1->pg_occ, sizeof(w1->pg_occ));
-	assert_memory_equal(runs->tc_hist, w1->tc_hist, sizeof(w1->tc_hist));
+	assert_memory_equal(runs->use.pg_occ, w1->use.pg_occ, sizeof(w1->use.pg_occ));
+	assert_memory_equal(runs->ctr.tc_hist, w1->ctr.tc_hist, sizeof(w1->ctr.tc_hist));
 	free(runs);
 	all[0] = w0;
 }
@@ -412,7 +412,7 @@ test_two_workers(void **state)
 	}
 	for (int i = 0; i < 8; i++)
 		lsw_buffer_release(w1, &mc, &m[i]);
-	assert_true(w0->q_occ[2][1][1] == 8 * 128 && w1->q_occ[2][1][1] == -8 * 128);
+	assert_true(w0->use.q_occ[2][1][1] == 8 * 128 && w1->use.q_occ[2][1][1] == -8 * 128);
 	assert_int_equal(q_total(2, 1), 0);
 	assert_int_equal(lsw_buffer_pool_shared(all, 2, 0) + lsw_buffer_pool_shared(all, 2, 1), 0);
 }

@@ -154,9 +154,9 @@ test_dequeue(void **state)
 	while (lsw_egress_run(&t->w, t->conf, E4, 1000000000))
 		;
 	const struct lsw_buffer_lcore *mmu = t->w.buffer;
-	assert_int_equal(mmu->q_ecn_marked_pkts[E4][1], 5);
-	assert_int_equal(mmu->q_ecn_marked_bytes[E4][1], 5000);
-	assert_int_equal(mmu->q_tx_pkts[E4][1], 10);
+	assert_int_equal(mmu->ctr.q_ecn_marked_pkts[E4][1], 5);
+	assert_int_equal(mmu->ctr.q_ecn_marked_bytes[E4][1], 5000);
+	assert_int_equal(mmu->ctr.q_tx_pkts[E4][1], 10);
 	assert_int_equal(t->sw.dp.ctr[0].port[E4].ctr[LSW_PC_ECN_MARKED_PACKETS], 5);
 	assert_int_equal(t->sw.dp.ctr[0].port[E4].ctr[LSW_PC_ROCE_ECN_MARKED_PKTS], 0);
 	/* The same with not-ECT: the first five are WRED-dropped. */
@@ -165,13 +165,13 @@ test_dequeue(void **state)
 		t_rx(t, E0, buf, len, 2000);
 	while (lsw_egress_run(&t->w, t->conf, E4, 2000000000))
 		;
-	assert_int_equal(mmu->q_drop_reason[E4][1][LSW_QDROP_WRED], 5);
-	assert_int_equal(mmu->q_wred_drop_bytes[E4][1], 5000);
+	assert_int_equal(mmu->ctr.q_drop_reason[E4][1][LSW_QDROP_WRED_DROP], 5);
+	assert_int_equal(mmu->ctr.q_wred_drop_bytes[E4][1], 5000);
 	assert_int_equal(t_drops(t, E4, LSW_DROP_WRED_DROP), 5);
-	assert_int_equal(mmu->q_tx_pkts[E4][1], 15);
-	assert_int_equal(mmu->q_tx_bytes[E4][1], 15000);
-	assert_int_equal(mmu->q_ecn_marked_pkts[E4][1], 5);
-	assert_int_equal(mmu->q_occ[E4][1][0] + mmu->q_occ[E4][1][1], 0); /* all released */
+	assert_int_equal(mmu->ctr.q_tx_pkts[E4][1], 15);
+	assert_int_equal(mmu->ctr.q_tx_bytes[E4][1], 15000);
+	assert_int_equal(mmu->ctr.q_ecn_marked_pkts[E4][1], 5);
+	assert_int_equal(mmu->use.q_occ[E4][1][0] + mmu->use.q_occ[E4][1][1], 0); /* all released */
 	t_switch_free(t);
 }
 
@@ -203,8 +203,8 @@ test_roce_cnp(void **state)
 	/* 16 queued on a 4500-byte step: the CNPs went first and are untouched although
 	 * they left more than 4500 bytes behind; of the 1042-byte RoCE packets, the three
 	 * that left 5 or more behind were marked. */
-	assert_int_equal(t->w.buffer->q_tx_pkts[E4][6], 16);
-	assert_int_equal(t->w.buffer->q_ecn_marked_pkts[E4][6], 3);
+	assert_int_equal(t->w.buffer->ctr.q_tx_pkts[E4][6], 16);
+	assert_int_equal(t->w.buffer->ctr.q_ecn_marked_pkts[E4][6], 3);
 	assert_int_equal(out[LSW_PC_ROCE_ECN_MARKED_PKTS], 3);
 	t_switch_free(t);
 }

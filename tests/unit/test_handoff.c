@@ -69,7 +69,7 @@ test_handoff(void **state)
 	assert_int_equal(q_occ(mmu, 1), 10 * lsw_buffer_charge(&t->conf->buffer, len));
 	assert_int_equal(lsw_egress_run(&owner, t->conf, 1, T_HZ), 10);
 	assert_int_equal(q_occ(mmu, 1), 0);
-	assert_true(mmu[0]->q_occ[1][Q][1] + mmu[0]->q_occ[1][Q][0] > 0);
+	assert_true(mmu[0]->use.q_occ[1][Q][1] + mmu[0]->use.q_occ[1][Q][0] > 0);
 	assert_int_equal(sw->dp.ctr[1].port[1].ctr[LSW_PC_IF_OUT_UCAST_PKTS], 10);
 	assert_int_equal(sw->dp.ctr[1].port[1].ctr[LSW_PC_IF_OUT_OCTETS], 10 * len);
 	assert_int_equal(sw->dp.ctr[0].port[1].ctr[LSW_PC_IF_OUT_UCAST_PKTS], 0);

@@ -107,7 +107,7 @@ run(struct sim *x, unsigned int ms)
 static uint64_t
 tx(struct t_switch *t, uint16_t port, uint8_t q)
 {
-	return t->w.buffer->q_tx_pkts[port][q];
+	return t->w.buffer->ctr.q_tx_pkts[port][q];
 }
 
 static uint64_t
@@ -116,7 +116,7 @@ pg3_occupancy(struct t_switch *t, uint16_t port)
 	int64_t s = 0;
 
 	for (int part = 0; part < LSW_PARTS; part++)
-		s += t->w.buffer->pg_occ[port][3][part];
+		s += t->w.buffer->use.pg_occ[port][3][part];
 	return (uint64_t)s;
 }
 
