@@ -10,7 +10,7 @@
  * packets sent and dropped, received and dropped, over all storms and the last one.
  */
 #include <string.h>
-#include <rte_malloc.h>
+#include <stdlib.h>
 #include "lsw/log.h"
 #include "pfcwd.h"
 #include "switch.h"
@@ -119,14 +119,12 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	if (!active)
 		return;
 
-	struct lsw_buffer_lcore *v = rte_malloc("lsw_wd_view", sizeof(*v), 0);
-	struct lsw_lcore_counters *sum = rte_malloc("lsw_wd_sum", sizeof(*sum), 0);
-	if (v == NULL || sum == NULL)
-		goto out;
 	/* Raw sums: detection and the storm counters are differences in time, which a
 	 * stats.clear between two polls must not turn negative. */
-	lsw_stats_buffer_raw(sw, v);
-	lsw_stats_sum_raw(sw, sum);
+	struct lsw_buffer_lcore *v = lsw_stats_buffer(sw, true);
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, true);
+	if (v == NULL || sum == NULL)
+		goto out;
 
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos_conf *pq = &c->qos.port[p];
@@ -211,7 +209,9 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 			lsw_snapshot_publish(sw, conf);
 	}
 	if (n_ended) {
-		lsw_stats_buffer_raw(sw, v);
+		free(v); /* what the workers counted until they stopped acting on it */
+		if ((v = lsw_stats_buffer(sw, true)) == NULL)
+			goto out;
 		for (unsigned int i = 0; i < n_ended; i++) {
 			uint16_t p = ended[i] >> 8;
 			uint8_t q = (uint8_t)ended[i];
@@ -225,6 +225,6 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 		}
 	}
 out:
-	rte_free(v);
-	rte_free(sum);
+	free(v);
+	free(sum);
 }

@@ -72,6 +72,13 @@ lsw_rpc_invalid(struct lsw_rpc_error *e)
 	return NULL;
 }
 
+json_t *
+lsw_rpc_nomem(struct lsw_rpc_error *e)
+{
+	lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
+	return NULL;
+}
+
 bool
 lsw_rpc_port_param(const struct lsw_switch *sw, json_t *v, const char *path, int *port,
 		   struct lsw_errs *errs)

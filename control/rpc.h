@@ -80,6 +80,8 @@ extern const struct lsw_fields lsw_rpc_port_params;
 json_t *lsw_rpc_config_apply(struct lsw_switch *sw, json_t *patch, struct lsw_rpc_error *e);
 /* Fail with LSW_RPC_INVALID_PARAMS, "invalid params", for the errors already in @e. */
 json_t *lsw_rpc_invalid(struct lsw_rpc_error *e);
+/* Fail with LSW_RPC_INTERNAL_ERROR, "out of memory". */
+json_t *lsw_rpc_nomem(struct lsw_rpc_error *e);
 void lsw_rpc_fail(struct lsw_rpc_error *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

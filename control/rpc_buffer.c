@@ -5,7 +5,6 @@
  * (SAI_INGRESS_PRIORITY_GROUP_STAT_*, SAI_QUEUE_STAT_*, SAI_BUFFER_POOL_STAT_*).
  */
 #include <stdlib.h>
-#include <rte_malloc.h>
 #include "jsonv.h"
 #include "rpc.h"
 #include "switch.h"
@@ -14,12 +13,10 @@
 static struct lsw_buffer_lcore *
 buffer_view(struct lsw_switch *sw, struct lsw_rpc_error *e)
 {
-	struct lsw_buffer_lcore *v = rte_malloc("lsw_buffer_view", sizeof(*v), 0);
+	struct lsw_buffer_lcore *v = lsw_stats_buffer(sw, false);
 
 	if (v == NULL)
-		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
-	else
-		lsw_stats_buffer(sw, v);
+		lsw_rpc_nomem(e);
 	return v;
 }
 
@@ -63,7 +60,7 @@ buffer_pools(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 #undef POOL_CTR
 		json_array_append_new(a, o);
 	}
-	rte_free(v);
+	free(v);
 	return a;
 }
 
@@ -221,7 +218,7 @@ per_port(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e, bool 
 		}
 		json_object_set_new(ports, sw->cfg->port[p].name, o);
 	}
-	rte_free(v);
+	free(v);
 	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
 }
 
@@ -345,7 +342,7 @@ buffer_histogram(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *
 	json_t *ai = json_array();
 	for (unsigned int i = 0; i < sw->cfg->qos.buf.n_ai_sizes; i++)
 		json_array_append_new(ai, json_integer(sw->cfg->qos.buf.ai_sizes[i]));
-	rte_free(v);
+	free(v);
 	return json_pack("{s:i, s:o, s:I, s:f, s:o, s:f, s:o, s:o}",
 		"cell", sw->dp.conf->buffer.cell, "ai_packet_sizes", ai, "packets", (json_int_t)seen,
 		"efficiency", now_eff, "tcs", tcs, "target_efficiency", target,
@@ -393,7 +390,7 @@ buffer_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		"charged_bytes", (json_int_t)charged, "dropped_packets", (json_int_t)drops,
 		"efficiency", charged ? (double)bytes / (double)charged : 1.0,
 		"timestamp_ns", (json_int_t)lsw_now_ns());
-	rte_free(v);
+	free(v);
 	json_object_set_new(r, "pools", buffer_pools(sw, NULL, e));
 	return r;
 }

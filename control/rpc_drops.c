@@ -127,12 +127,10 @@ drops_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	/* The newest @limit of those that match. */
 	while (f.limit != 0 && json_array_size(list) > f.limit)
 		json_array_remove(list, 0);
-	if ((sum = malloc(sizeof(*sum))) == NULL) {
+	if ((sum = lsw_stats_counters(sw, false)) == NULL) {
 		json_decref(list);
-		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
-		return NULL;
+		return lsw_rpc_nomem(e);
 	}
-	lsw_stats_sum(sw, sum);
 	json_t *r = json_pack("{s:i, s:b, s:I, s:o}", "capacity", (int)sw->dropsnaps.cap,
 			      "marks", sw->cfg->g.mark_snapshots, "missed",
 			      (json_int_t)sum->event[LSW_EV_SNAPSHOT_MISSED], "snapshots", list);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* pfc.stats and pfcwd.stats. SAI's SAI_PORT_STAT_PFC_n_* and SONiC's PFC_WD_QUEUE_STATS_*. */
 #include <rte_cycles.h>
-#include <rte_malloc.h>
+#include <stdlib.h>
 #include "rpc.h"
 #include "switch.h"
 
@@ -60,19 +60,16 @@ pfc_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
 	const int port = ((const struct lsw_rpc_port_args *)args)->port;
 
-	struct lsw_lcore_counters *sum = rte_malloc("lsw_pfc_sum", sizeof(*sum), 0);
-	if (sum == NULL) {
-		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
-		return NULL;
-	}
-	lsw_stats_sum(sw, sum);
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, false);
+	if (sum == NULL)
+		return lsw_rpc_nomem(e);
 	uint64_t now = rte_rdtsc();
 	json_t *ports = json_object();
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
 		if (port < 0 || p == port)
 			json_object_set_new(ports, sw->cfg->port[p].name,
 					    pfc_port_json(sw, sum, p, now));
-	rte_free(sum);
+	free(sum);
 	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
 }
 
@@ -91,12 +88,10 @@ pfcwd_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	const int port = ((const struct lsw_rpc_port_args *)args)->port;
 	const struct lsw_config *c = sw->cfg;
 
-	struct lsw_buffer_lcore *v = rte_malloc("lsw_wd_rpc", sizeof(*v), 0);
-	if (v == NULL) {
-		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
-		return NULL;
-	}
-	lsw_stats_buffer_raw(sw, v); /* storm counters are differences since the storm began */
+	/* Raw: storm counters are differences since the storm began. */
+	struct lsw_buffer_lcore *v = lsw_stats_buffer(sw, true);
+	if (v == NULL)
+		return lsw_rpc_nomem(e);
 	json_t *ports = json_object();
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos_conf *pq = &c->qos.port[p];
@@ -137,7 +132,7 @@ pfcwd_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 			"detection_time", wp->detection_ms, "restoration_time", wp->restoration_ms,
 			"start_default", wp->defaulted, "queues", queues));
 	}
-	rte_free(v);
+	free(v);
 	return json_pack("{s:i, s:b, s:o}", "poll_interval", c->qos.wd.poll_ms,
 			 "big_red_switch", c->qos.wd.big_red_switch, "ports", ports);
 }

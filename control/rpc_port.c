@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* port.list, port.stats, port.set */
+#include <stdlib.h>
 #include "jsonv.h"
 #include "rpc.h"
 #include "switch.h"
@@ -78,15 +79,16 @@ static json_t *
 port_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
 	const int port = ((const struct lsw_rpc_port_args *)args)->port;
-	struct lsw_lcore_counters sum;
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, false);
 
-	RTE_SET_USED(e);
-	lsw_stats_sum(sw, &sum);
+	if (sum == NULL)
+		return lsw_rpc_nomem(e);
 	json_t *ports = json_object();
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
 		if (port < 0 || p == port)
 			json_object_set_new(ports, sw->cfg->port[p].name,
-					    port_stats_json(sw, p, &sum));
+					    port_stats_json(sw, p, sum));
+	free(sum);
 	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
 }
 

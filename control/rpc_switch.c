@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* switch.info and stats.clear */
+#include <stdlib.h>
 #include <unistd.h>
 #include <rte_version.h>
 #include "jsonv.h"
@@ -10,11 +11,11 @@
 static json_t *
 switch_info(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	struct lsw_lcore_counters sum;
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, false);
 
 	RTE_SET_USED(args);
-	RTE_SET_USED(e);
-	lsw_stats_sum(sw, &sum);
+	if (sum == NULL)
+		return lsw_rpc_nomem(e);
 	json_t *workers = json_array();
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
 		json_t *ports = json_array();
@@ -45,7 +46,8 @@ switch_info(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	}
 	json_t *events = json_object();
 	for (int i = 0; i < LSW_EV_MAX; i++)
-		json_object_set_new(events, lsw_event_name(i), json_integer((json_int_t)sum.event[i]));
+		json_object_set_new(events, lsw_event_name(i), json_integer((json_int_t)sum->event[i]));
+	free(sum);
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:f, s:i, s:o, s:i, s:b, s:i, s:i, s:o, s:o}",
 		"version", LSW_VERSION, "dpdk", rte_version(), "hostname", sw->cfg->hostname,
 		"pid", (int)getpid(), "config", sw->config_path,

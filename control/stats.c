@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Counter reading: sum the workers' counters (each written by one worker only) and subtract
  * the baseline taken at the last clear. Nothing here writes a worker's memory. */
+#include <stdlib.h>
 #include <string.h>
 #include "switch.h"
 
@@ -10,8 +11,8 @@ rd(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-void
-lsw_stats_sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
+static void
+sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
@@ -39,7 +40,7 @@ lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 {
 	const struct lsw_lcore_counters *b = &sw->base;
 
-	lsw_stats_sum_raw(sw, s);
+	sum_raw(sw, s);
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 		for (int i = 0; i < LSW_PC_MAX; i++)
 			s->port[p].ctr[i] -= b->port[p].ctr[i];
@@ -91,8 +92,8 @@ max_words(uint64_t *out, const uint64_t *in, size_t n)
 
 #define WORDS(part) (sizeof(part) / sizeof(uint64_t))
 
-void
-lsw_stats_buffer_raw(const struct lsw_switch *sw, struct lsw_buffer_lcore *out)
+static void
+buffer_raw(const struct lsw_switch *sw, struct lsw_buffer_lcore *out)
 {
 	/* Each part of struct lsw_buffer_lcore holds 64-bit words only (include/lsw/buffer.h);
 	 * the occupancy's are signed, and add up alike as unsigned. */
@@ -106,26 +107,45 @@ lsw_stats_buffer_raw(const struct lsw_switch *sw, struct lsw_buffer_lcore *out)
 	}
 }
 
-void
-lsw_stats_buffer(const struct lsw_switch *sw, struct lsw_buffer_lcore *out)
+struct lsw_buffer_lcore *
+lsw_stats_buffer(const struct lsw_switch *sw, bool raw)
 {
-	uint64_t *o = (uint64_t *)&out->ctr;
+	/* The struct is cache-aligned: so is its view. Too large for a stack. */
+	struct lsw_buffer_lcore *out = aligned_alloc(__alignof__(*out), sizeof(*out));
 
-	lsw_stats_buffer_raw(sw, out);
-	if (sw->buffer_base == NULL)
-		return;
+	if (out == NULL)
+		return NULL;
+	buffer_raw(sw, out);
+	if (raw || sw->buffer_base == NULL)
+		return out;
+	uint64_t *o = (uint64_t *)&out->ctr;
 	const uint64_t *b = (const uint64_t *)&sw->buffer_base->ctr;
 	for (size_t i = 0; i < WORDS(out->ctr); i++)
 		o[i] -= b[i];
+	return out;
+}
+
+struct lsw_lcore_counters *
+lsw_stats_counters(const struct lsw_switch *sw, bool raw)
+{
+	struct lsw_lcore_counters *out = aligned_alloc(__alignof__(*out), sizeof(*out));
+
+	if (out == NULL)
+		return NULL;
+	if (raw)
+		sum_raw(sw, out);
+	else
+		lsw_stats_sum(sw, out);
+	return out;
 }
 
 /* Clear one port (@port >= 0) or everything (-1, events included). */
 void
 lsw_stats_clear(struct lsw_switch *sw, int port)
 {
-	struct lsw_lcore_counters now;
+	struct lsw_lcore_counters now; /* a clear allocates nothing, so it cannot fail */
 
-	lsw_stats_sum_raw(sw, &now);
+	sum_raw(sw, &now);
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
 		if (port >= 0 && p != port)
 			continue;
@@ -134,9 +154,9 @@ lsw_stats_clear(struct lsw_switch *sw, int port)
 	}
 	if (port < 0)
 		memcpy(sw->base.event, now.event, sizeof(now.event));
-	/* MMU counters: all of them (they are per PG, queue and pool, not only per port). */
+	/* Buffer counters: all of them (they are per PG, queue and pool, not only per port). */
 	if (port < 0 && sw->buffer_base != NULL)
-		lsw_stats_buffer_raw(sw, sw->buffer_base);
+		buffer_raw(sw, sw->buffer_base);
 	if (port < 0)
 		lsw_ecmp_clear(sw);
 }

@@ -109,17 +109,18 @@ void lsw_ports_poll_link(struct lsw_switch *sw, uint64_t now_ns);
 struct lsw_snapshot *lsw_snapshot_build(struct lsw_switch *sw);
 void lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_snapshot *conf);
 
-/* stats.c */
-void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *sum);
+/* stats.c: the one way the control plane reads the workers' counters. */
+/* The counters as the workers' shares add up, in a view of its own (free() it; NULL when
+ * out of memory): summed, less the baseline of the last stats.clear unless @raw (for
+ * whoever measures differences in time across a clear: the PFC watchdog). */
+struct lsw_lcore_counters *lsw_stats_counters(const struct lsw_switch *sw, bool raw);
+/* The buffer the same way: occupancy and counters summed, watermarks the largest any
+ * worker saw. */
+struct lsw_buffer_lcore *lsw_stats_buffer(const struct lsw_switch *sw, bool raw);
+/* lsw_stats_counters(sw, false) into @out, a view the caller has. */
+void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *out);
 void lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *st);
 void lsw_stats_clear(struct lsw_switch *sw, int port);
-/* The MMU as the workers' shares add up: occupancy and counters summed (counters minus the
- * clear baseline), watermarks the largest any worker saw. @out is caller-allocated. */
-void lsw_stats_buffer(const struct lsw_switch *sw, struct lsw_buffer_lcore *out);
-/* The same without the clear baselines: for whoever measures time or differences across
- * a stats.clear (the PFC watchdog). */
-void lsw_stats_sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *sum);
-void lsw_stats_buffer_raw(const struct lsw_switch *sw, struct lsw_buffer_lcore *out);
 
 /* ecmp.c */
 /* The ECMP part of snapshot @d: thresholds per port, settings and tables per group (tables
@@ -159,7 +160,7 @@ bool lsw_dropsnap_roce(const struct lsw_dropsnap *s, struct lsw_dropsnap_bth *r)
 /* The PFC watchdog at @now_tsc (the TSC, or a test's fake clock at dp.tsc_hz). */
 void lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc);
 /* The LSW_FOREACH_WD_CTR counters of queue @q of @port, watched for @prio, in the buffer
- * view @v (lsw_stats_buffer_raw). */
+ * view @v (lsw_stats_buffer(sw, true)). */
 void lsw_pfcwd_counters(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v,
 			uint16_t port, uint8_t prio, uint8_t q, uint64_t out[LSW_WD_CTR_MAX]);
 
