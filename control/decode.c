@@ -119,7 +119,9 @@ static bool
 read_one(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
 	 struct lsw_errs *errs)
 {
-	char *p = (char *)out + f->off;
+	/* Rows that only allow a member (ANY, an OBJECT without a member) may decode into
+	 * nothing (@out NULL). */
+	char *p = out != NULL ? (char *)out + f->off : NULL;
 	const char *s;
 	uint64_t u;
 	int64_t i;
