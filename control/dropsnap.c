@@ -20,7 +20,7 @@ set_mode(struct lsw_switch *sw)
 	uint8_t mode = (g->drop_snapshots ? LSW_DROPSNAP_DROPS : 0) |
 		       (g->drop_snapshots && g->mark_snapshots ? LSW_DROPSNAP_MARKS : 0);
 
-	__atomic_store_n(&sw->dp.dropsnap_mode, mode, __ATOMIC_RELAXED);
+	lsw_store_relaxed(&sw->dp.dropsnap_mode, mode);
 }
 
 /* The store holds @n entries (0: none); what it held is dropped. */

@@ -155,7 +155,7 @@ sum(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out)
 		const struct lsw_ecmp_ctr *c = &sw->ecmp[gid]->ws[w].ctr;
 		for (int i = 0; i < LSW_MAX_ECMP; i++) {
 #define MEMBER_ADD(name, f) \
-			out->member[i].f += __atomic_load_n(&c->member[i].f, __ATOMIC_RELAXED);
+			out->member[i].f += lsw_counter_read(&c->member[i].f);
 			LSW_FOREACH_ECMP_MEMBER_CTR(MEMBER_ADD)
 #undef MEMBER_ADD
 		}

@@ -201,7 +201,7 @@ teardown(struct lsw_switch *sw)
 	void *obj;
 	int rc = 0;
 
-	__atomic_store_n(&dp->quit, 1, __ATOMIC_RELEASE);
+	lsw_publish(&dp->quit, 1);
 	if (sw->workers_running)
 		rte_eal_mp_wait_lcore();
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)

@@ -165,8 +165,8 @@ queue_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16
 	const uint64_t *wm = v->wm.q[p][q], *dr = v->ctr.q_drop_reason[p][q];
 	const struct lsw_fifo *f = &sw->dp.sched[p]->q[q];
 	/* The owner moves the indexes; a slightly stale difference is fine here. */
-	uint32_t pkts = __atomic_load_n(&f->tail, __ATOMIC_RELAXED) -
-			__atomic_load_n(&f->head, __ATOMIC_RELAXED);
+	uint32_t pkts = lsw_load_relaxed(&f->tail) -
+			lsw_load_relaxed(&f->head);
 	const struct lsw_sched_conf *sc = &qc->sched[qc->port[p].q_sched[q]];
 	uint16_t wr = qc->port[p].q_ecn[q];
 	json_t *r = json_object(), *drops = json_object();
@@ -409,7 +409,8 @@ watermark_clear(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e
 	RTE_SET_USED(args);
 	RTE_SET_USED(e);
 	/* Each worker resets the watermarks it keeps on its next loop. */
-	uint64_t gen = __atomic_add_fetch(&sw->dp.wm_clear_gen, 1, __ATOMIC_RELEASE);
+	uint64_t gen = sw->dp.wm_clear_gen + 1; /* the main lcore is its only writer */
+	lsw_publish(&sw->dp.wm_clear_gen, gen);
 	return json_pack("{s:b, s:I}", "cleared", 1, "generation", (json_int_t)gen);
 }
 

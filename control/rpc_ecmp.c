@@ -87,8 +87,8 @@ active_flowlets(const struct lsw_switch *sw, const struct lsw_ecmp_grp_dp *g, ui
 
 	for (uint16_t w = 0; w < sw->dp.n_workers && g->tbl[w] != NULL; w++)
 		for (uint32_t i = 0; i <= g->mask; i++) {
-			uint64_t last = __atomic_load_n(&g->tbl[w][i].last, __ATOMIC_RELAXED);
-			uint8_t m = g->tbl[w][i].member;
+			uint64_t last = lsw_load_relaxed(&g->tbl[w][i].last);
+			uint8_t m = lsw_load_relaxed(&g->tbl[w][i].member);
 			if (last != 0 && m < n && (g->mode == LSW_ECMP_FIXED ||
 						   now - last <= g->inactivity))
 				out[m]++;
@@ -102,7 +102,7 @@ port_quality(struct lsw_switch *sw, uint16_t port)
 	const struct lsw_ecmp_conf *ec = &sw->cfg->ecmp;
 	double full = (double)sw->port[port].speed * ec->sample_us / 8;
 	json_t *paused = json_array();
-	uint8_t pq = __atomic_load_n(&s->paused, __ATOMIC_RELAXED);
+	uint8_t pq = lsw_load_relaxed(&s->paused);
 
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if (pq >> q & 1)
@@ -110,11 +110,12 @@ port_quality(struct lsw_switch *sw, uint16_t port)
 	return json_pack("{s:b, s:i, s:i, s:i, s:f, s:I, s:o}",
 			 /* the workers' view: ECMP leaves out members whose port is down */
 			 "live", !(sw->dp.conf->ecmp_down >> port & 1),
-			 "quality", __atomic_load_n(&s->quality, __ATOMIC_RELAXED),
-			 "load_level", __atomic_load_n(&s->load_level, __ATOMIC_RELAXED),
-			 "queue_level", __atomic_load_n(&s->queue_level, __ATOMIC_RELAXED),
-			 "load_percent", full > 0 ? (double)(s->load >> LSW_ECMP_FIX) * 100 / full : 0,
-			 "queue_bytes", (json_int_t)(s->queue >> LSW_ECMP_FIX),
+			 "quality", lsw_load_relaxed(&s->quality),
+			 "load_level", lsw_load_relaxed(&s->load_level),
+			 "queue_level", lsw_load_relaxed(&s->queue_level),
+			 "load_percent",
+			 full > 0 ? (double)(lsw_load_relaxed(&s->load) >> LSW_ECMP_FIX) * 100 / full : 0,
+			 "queue_bytes", (json_int_t)(lsw_load_relaxed(&s->queue) >> LSW_ECMP_FIX),
 			 "paused_queues", paused);
 }
 

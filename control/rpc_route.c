@@ -9,7 +9,7 @@ static json_t *
 nh_json(struct lsw_switch *sw, uint32_t id)
 {
 	const struct lsw_nh *nh = &sw->fibc->fib->nh[id];
-	uint64_t mac = __atomic_load_n(&nh->mac, __ATOMIC_RELAXED);
+	uint64_t mac = lsw_load_relaxed(&nh->mac);
 	char ip[16], m[24];
 	struct rte_ether_addr ea;
 

@@ -26,8 +26,8 @@ switch_info(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		json_array_append_new(workers, json_pack("{s:i, s:i, s:i, s:o, s:I, s:I}",
 			"index", w, "lcore", sw->cfg->g.workers[w], "cpu", sw->cfg->g.worker_cpu[w],
 			"ports", ports,
-			"loops", (json_int_t)__atomic_load_n(&c->loops, __ATOMIC_RELAXED),
-			"busy_loops", (json_int_t)__atomic_load_n(&c->busy_loops, __ATOMIC_RELAXED)));
+			"loops", (json_int_t)lsw_counter_read(&c->loops),
+			"busy_loops", (json_int_t)lsw_counter_read(&c->busy_loops)));
 	}
 	const struct lsw_rpc_stats *rs = lsw_rpc_server_stats(sw->rpc);
 	json_t *rpc = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",

@@ -178,7 +178,7 @@ lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_snapshot *conf)
 {
 	struct lsw_snapshot *old = sw->dp.conf;
 
-	__atomic_store_n(&sw->dp.conf, conf, __ATOMIC_RELEASE);
+	lsw_publish(&sw->dp.conf, conf);
 	if (old == NULL)
 		return;
 	/* Returns at once for workers that are offline (asleep) or not started. */

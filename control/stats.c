@@ -8,7 +8,7 @@
 static inline uint64_t
 rd(const uint64_t *p)
 {
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
+	return lsw_counter_read(p);
 }
 
 static void

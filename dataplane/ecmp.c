@@ -46,8 +46,8 @@ lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t po
 	/* An idle or sleeping worker samples late: the bytes spread over the intervals that
 	 * passed, each an EWMA step. */
 	uint64_t per = ((tx_bytes - s->last_tx) << LSW_ECMP_FIX) / k;
-	s->load = ewma(s->load, per, e->shift, k);
-	s->queue = ewma(s->queue, queued << LSW_ECMP_FIX, e->shift, k);
+	lsw_store_relaxed(&s->load, ewma(s->load, per, e->shift, k));
+	lsw_store_relaxed(&s->queue, ewma(s->queue, queued << LSW_ECMP_FIX, e->shift, k));
 	s->last += k * e->sample;
 	s->last_tx = tx_bytes;
 	uint8_t ll = lsw_ecmp_level(s->load, e->load_thr[port]);
@@ -56,9 +56,9 @@ lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t po
 	 * down, so that a half-congested member counts as worse, not better. */
 	const uint32_t top = LSW_ECMP_LEVELS - 1;
 	uint32_t q = ((top - ll) * e->w_load + (top - ql) * e->w_queue) / 100;
-	__atomic_store_n(&s->load_level, ll, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->queue_level, ql, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->quality, (uint8_t)RTE_MIN(q, top), __ATOMIC_RELAXED);
+	lsw_store_relaxed(&s->load_level, ll);
+	lsw_store_relaxed(&s->queue_level, ql);
+	lsw_store_relaxed(&s->quality, (uint8_t)RTE_MIN(q, top));
 }
 
 uint32_t
@@ -176,8 +176,9 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp_dp *g, struct lsw_ecmp_ws *ws, struct 
 			c->member[m].reassign++;
 		break;
 	}
-	e->last = now != 0 ? now : 1;
-	e->member = m;
+	/* ecmp.stats counts the entries in use: it reads them as they stand. */
+	lsw_store_relaxed(&e->last, now != 0 ? now : 1);
+	lsw_store_relaxed(&e->member, m);
 	return m;
 }
 
@@ -190,7 +191,7 @@ lsw_ecmp_publish_paused(struct lsw_worker *w, uint16_t port, uint64_t now)
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if ((int64_t)(s->pause_until[q] - now) > 0)
 			paused |= (uint8_t)(1u << q);
-	__atomic_store_n(&w->dp->ecmp_sig[port].paused, paused, __ATOMIC_RELAXED);
+	lsw_store_relaxed(&w->dp->ecmp_sig[port].paused, paused);
 }
 
 /* Sample @port's load and queue and publish its quality and PFC-paused queues (owner).
@@ -233,12 +234,12 @@ lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
 		for (uint8_t i = 0; i < g->n; i++) {
 			uint16_t port = w->dp->fib->nh[g->member[i]].port;
 			const struct lsw_ecmp_sig *sig = &w->dp->ecmp_sig[port];
-			uint8_t paused = __atomic_load_n(&sig->paused, __ATOMIC_RELAXED);
+			uint8_t paused = lsw_load_relaxed(&sig->paused);
 			q[i] = (paused >> conf->buffer.tc_q[port][tc] & 1) ? 0 :
-			       __atomic_load_n(&sig->quality, __ATOMIC_RELAXED) + 1;
+			       lsw_load_relaxed(&sig->quality) + 1;
 			/* Congested: paused, a queue building, or loaded past load_max. */
-			if (q[i] == 0 || __atomic_load_n(&sig->queue_level, __ATOMIC_RELAXED) > 0 ||
-			    __atomic_load_n(&sig->load_level, __ATOMIC_RELAXED) == LSW_ECMP_LEVELS - 1)
+			if (q[i] == 0 || lsw_load_relaxed(&sig->queue_level) > 0 ||
+			    lsw_load_relaxed(&sig->load_level) == LSW_ECMP_LEVELS - 1)
 				busy |= 1u << i;
 		}
 	return lsw_ecmp_choose(eg, &eg->ws[w->idx], eg->tbl[w->idx], g->n, q, busy, live, h,

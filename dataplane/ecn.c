@@ -77,7 +77,7 @@ lsw_ecn_dequeue(struct lsw_worker *w, const struct lsw_ecn_dp *a, uint16_t port,
 			w->ctr->port[port].ctr[LSW_PC_ECN_MARKED_PACKETS]++;
 			if (meta->flags & LSW_META_ROCE)
 				w->ctr->port[port].ctr[LSW_PC_ROCE_ECN_MARKED_PKTS]++;
-			if (__atomic_load_n(&w->dp->dropsnap_mode, __ATOMIC_RELAXED) & LSW_DROPSNAP_MARKS)
+			if (lsw_load_relaxed(&w->dp->dropsnap_mode) & LSW_DROPSNAP_MARKS)
 				lsw_dropsnap_take(w, port, LSW_DROPSNAP_MARK, 0, m);
 		}
 		return false;

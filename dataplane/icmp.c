@@ -71,15 +71,14 @@ lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_snapshot *conf, uint64_t now)
 		return false;
 	const uint64_t step = RTE_MAX(dp->tsc_hz / conf->icmp_rate, UINT64_C(1));
 	const uint64_t tau = (uint64_t)(conf->icmp_burst - 1) * step;
-	uint64_t tat = __atomic_load_n(&dp->icmp_tat, __ATOMIC_RELAXED), next;
+	uint64_t tat = lsw_load_relaxed(&dp->icmp_tat), next;
 
 	do {
 		uint64_t base = (int64_t)(tat - now) > 0 ? tat : now;
 		if (base - now > tau)
 			return false;
 		next = base + step;
-	} while (!__atomic_compare_exchange_n(&dp->icmp_tat, &tat, next, true, __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
+	} while (!lsw_cas_relaxed(&dp->icmp_tat, &tat, next));
 	return true;
 }
 

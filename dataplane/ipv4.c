@@ -197,7 +197,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t i
 	if (likely(v & LSW_FIB_NH_BIT)) {
 		nh = &fib->nh[v & ~LSW_FIB_NH_BIT];
 	} else {
-		const struct lsw_nhg *g = __atomic_load_n(&fib->group[v], __ATOMIC_ACQUIRE);
+		const struct lsw_nhg *g = lsw_acquire(&fib->group[v]);
 		switch (g->type) {
 		case LSW_NHG_FORWARD:
 			nh = &fib->nh[g->member[ecmp_pick(w, conf, v, g, m, ip, pi, in_port, crc, now)]];
@@ -219,7 +219,7 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t i
 	if (nh != NULL) {
 		out = nh->port;
 		nh_ip = nh->ip;
-		mac = __atomic_load_n(&nh->mac, __ATOMIC_ACQUIRE);
+		mac = lsw_acquire(&nh->mac);
 	}
 	/* Classified after the route: the lookup does not wait for it. From here on a drop
 	 * snapshot knows where the packet was going. */

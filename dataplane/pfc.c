@@ -71,8 +71,8 @@ rx_resume(struct lsw_worker *w, struct lsw_pfc_port *pf, uint16_t port, int prio
 	if (!(pf->rx_paused >> prio & 1))
 		return;
 	w->ctr->port[port].pfc.rx_pause_ticks[prio] += end - pf->rx_since[prio];
-	pf->rx_paused &= (uint8_t)~(1u << prio);
-	pf->rx_since[prio] = 0;
+	lsw_store_relaxed(&pf->rx_paused, (uint8_t)(pf->rx_paused & ~(1u << prio)));
+	lsw_store_relaxed(&pf->rx_since[prio], 0);
 }
 
 /* Queue pauses follow the priorities mapped to them (the longest wins); an 802.3x PAUSE
@@ -138,12 +138,13 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t po
 		}
 		if (!(pf->rx_paused >> prio & 1)) {
 			pc->on2off_rx[prio]++;
-			pf->rx_paused |= (uint8_t)(1u << prio);
-			pf->rx_since[prio] = now;
+			lsw_store_relaxed(&pf->rx_paused, (uint8_t)(pf->rx_paused | 1u << prio));
+			lsw_store_relaxed(&pf->rx_since[prio], now);
 		}
 		/* A new XOFF replaces the timer, whatever was left of it. */
-		pf->rx_until[prio] = now + lsw_pause_ticks(f.time[prio], conf->sched[port].rate_bps,
-							   w->dp->tsc_hz);
+		lsw_store_relaxed(&pf->rx_until[prio],
+				  now + lsw_pause_ticks(f.time[prio], conf->sched[port].rate_bps,
+							w->dp->tsc_hz));
 	}
 	apply_queue_pauses(s, p, now);
 	lsw_ecmp_publish_paused(w, port, now); /* new flowlets avoid it from now on */
@@ -241,10 +242,10 @@ lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16
 		if (pf->tx_xoff >> prio & 1) {
 			time[prio] = p->pfc_quanta;
 			if (pf->tx_since[prio] == 0)
-				pf->tx_since[prio] = now;
+				lsw_store_relaxed(&pf->tx_since[prio], now);
 		} else if (pf->tx_since[prio] != 0) {
 			pc->tx_pause_ticks[prio] += now - pf->tx_since[prio];
-			pf->tx_since[prio] = 0;
+			lsw_store_relaxed(&pf->tx_since[prio], 0);
 		}
 	}
 	lsw_pfc_encode(frame, &p->mac, enable, time);

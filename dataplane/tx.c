@@ -297,7 +297,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			int64_t cost = (int64_t)((len + c->overhead) * bit_ticks);
 			if (s->tokens < cost || (dwrr && s->deficit[q] < (int64_t)len))
 				break;
-			f->head++;
+			lsw_store_relaxed(&f->head, f->head + 1);
 			bytes += len;
 			lsw_buffer_release_acc(w->buffer, &conf->buffer, &acc, (uint8_t)port, (uint8_t)q,
 					    e->in_port, e->pg, e->in_part, e->eg_part, e->charged);

@@ -123,7 +123,7 @@ lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 static inline void
 check_wm_clear(struct lsw_worker *w)
 {
-	uint64_t gen = __atomic_load_n(&w->dp->wm_clear_gen, __ATOMIC_ACQUIRE);
+	uint64_t gen = lsw_acquire(&w->dp->wm_clear_gen);
 
 	if (unlikely(gen != w->buffer->wm_gen)) {
 		memset(w->buffer->wm.pg, 0, sizeof(w->buffer->wm.pg));
@@ -226,9 +226,9 @@ lsw_worker_main(void *arg)
 	w->sleep_late = dp->tsc_hz / 20000; /* 50 us until measured */
 	rte_rcu_qsbr_thread_register(dp->qsv, w->idx);
 	rte_rcu_qsbr_thread_online(dp->qsv, w->idx);
-	while (!__atomic_load_n(&dp->quit, __ATOMIC_ACQUIRE)) {
+	while (!lsw_acquire(&dp->quit)) {
 		/* One snapshot per iteration; it stays valid until the quiescent report below. */
-		conf = __atomic_load_n(&dp->conf, __ATOMIC_ACQUIRE);
+		conf = lsw_acquire(&dp->conf);
 		uint64_t now = rte_rdtsc();
 		uint32_t work = 0;
 
@@ -256,7 +256,7 @@ lsw_worker_main(void *arg)
 		if (work == 0 && conf->idle_sleep_us)
 			idle_sleep(w, conf, now);
 	}
-	conf = __atomic_load_n(&dp->conf, __ATOMIC_ACQUIRE);
+	conf = lsw_acquire(&dp->conf);
 	lsw_worker_drop_all(w, conf);
 	rte_rcu_qsbr_thread_offline(dp->qsv, w->idx);
 	rte_rcu_qsbr_thread_unregister(dp->qsv, w->idx);

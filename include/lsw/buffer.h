@@ -8,7 +8,7 @@
  * Concurrency: each worker owns a struct lsw_buffer_lcore and is its only writer; occupancy
  * is the sum of the workers' signed deltas (a packet admitted by one worker and released
  * by another leaves +c in one and -c in the other). No atomics, no locks. Readers (other
- * workers, the control plane) sum with relaxed loads. Workers admitting to one queue at
+ * workers, the control plane) sum with lsw_counter_read (include/lsw/shared.h). Workers admitting to one queue at
  * the same moment each see the others' occupancy as of their last write (once per burst),
  * so with W workers a queue or PG may pass its threshold by up to W - 1 bursts.
  */
@@ -256,7 +256,7 @@ lsw_buffer_charge(const struct lsw_buffer_dp *mc, uint32_t len)
 #define LSW_BUFFER_SUM(all, n, field) __extension__ ({ \
 	int64_t _s = (all)[0]->use.field; \
 	for (uint16_t _w = 1; _w < (n); _w++) \
-		_s += __atomic_load_n(&(all)[_w]->use.field, __ATOMIC_RELAXED); \
+		_s += lsw_counter_read(&(all)[_w]->use.field); \
 	_s; })
 
 static inline int64_t

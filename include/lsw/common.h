@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "lsw/shared.h"
 
 #ifndef LSW_VERSION
 #define LSW_VERSION "0.0.0"

@@ -2,7 +2,8 @@
 /*
  * Per-lcore counters, VPP style: each worker owns one struct lsw_lcore_counters and is its
  * only writer (plain increments, no atomics). Readers on the main lcore sum all workers with
- * relaxed loads; clearing keeps a baseline on the reader side and never writes here.
+ * lsw_counter_read (include/lsw/shared.h); clearing keeps a baseline on the reader side and
+ * never writes here.
  */
 #ifndef LSW_COUNTERS_H
 #define LSW_COUNTERS_H

@@ -2,7 +2,7 @@
 /*
  * State shared between the control plane (main lcore) and the workers, and each worker's
  * private state. Every shared field says who writes it: "cp" is the main lcore, "dp" the
- * workers. Nothing here is protected by a lock.
+ * workers; both sides access it through include/lsw/shared.h. Nothing here takes a lock.
  */
 #ifndef LSW_DATAPLANE_H
 #define LSW_DATAPLANE_H
@@ -88,7 +88,7 @@ struct lsw_neigh_msg {
 };
 
 struct lsw_dp {
-	struct lsw_snapshot *conf;   /* cp: release store; dp: acquire load once per loop */
+	struct lsw_snapshot *conf;   /* cp: lsw_publish; dp: lsw_acquire once per loop */
 	struct lsw_fib *fib;        /* cp: set before workers start */
 	struct rte_rcu_qsbr *qsv;   /* cp: set before workers start; thread id = worker index */
 	/* handoff[w][p]: packets from worker w for port p, when w does not own p (SP/SC). */
@@ -99,19 +99,19 @@ struct lsw_dp {
 	struct lsw_lcore_counters *ctr; /* [n_workers]; each written only by its worker */
 	uint64_t tsc_hz;            /* cp: set at start-up */
 	uint16_t n_workers;         /* cp: set at start-up */
-	int quit;                   /* cp: atomic store 1 to stop; dp: atomic load */
+	int quit;                   /* cp: lsw_publish 1 to stop; dp: lsw_acquire */
 	/* Buffer accounting of each worker; each written only by its worker (include/lsw/buffer.h). */
 	struct lsw_buffer_lcore *buffer[LSW_MAX_WORKERS]; /* cp: set at start-up */
 	/* Egress queues of each port; used only by the port's owner worker. */
 	struct lsw_sched *sched[LSW_MAX_PORTS];        /* cp: set at start-up */
-	uint64_t wm_clear_gen;      /* cp: increment to clear watermarks; dp: acquire load */
+	uint64_t wm_clear_gen;      /* cp: lsw_publish +1 to clear watermarks; dp: lsw_acquire */
 	/* Drop/mark snapshots: ring of each worker (SP: the worker, SC: the main lcore). */
 	struct rte_ring *dropsnap[LSW_MAX_WORKERS];    /* cp: set at start-up; NULL = none */
-	uint8_t dropsnap_mode;          /* cp: relaxed store of LSW_DROPSNAP_* bits; dp: relaxed load */
+	uint8_t dropsnap_mode;      /* LSW_DROPSNAP_* bits; cp: lsw_store_relaxed; dp: lsw_load_relaxed */
 	/* Uplink quality of each port: its owner worker writes, every worker reads. */
 	struct lsw_ecmp_sig *ecmp_sig;                 /* cp: [LSW_MAX_PORTS] at start-up */
 	/* ICMP error limit, switch-wide: tsc when the bucket is full again (icmp.c). */
-	uint64_t icmp_tat;                             /* dp: every worker, compare-and-swap */
+	uint64_t icmp_tat;                             /* dp: every worker, lsw_cas_relaxed */
 };
 
 struct lsw_txbuf {
@@ -146,7 +146,7 @@ struct lsw_worker {
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
-};
+} __rte_cache_aligned; /* workers sit side by side in an array: no line is shared */
 
 /* worker.c */
 void lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned int lcore);

@@ -33,5 +33,7 @@ struct lsw_dropsnap {
 	uint8_t pad;
 	uint8_t data[LSW_DROPSNAP_BYTES];
 };
+/* rte_ring_create_elem takes elements of a multiple of 4 bytes. */
+_Static_assert(sizeof(struct lsw_dropsnap) % 4 == 0, "a snapshot is whole ring words");
 
 #endif

@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <rte_common.h>
 #include "lsw/common.h"
 #include "lsw/parse.h"
 
@@ -59,6 +60,7 @@ struct lsw_flowlet {
 	uint8_t member;
 	uint8_t pad[7];
 };
+_Static_assert(sizeof(struct lsw_flowlet) == 16, "a flowlet entry is two words");
 
 /* A group member's counters, SAI's and lsw's names (ecmp.stats) and their fields: packets
  * and bytes at the ECMP choice, new flowlets (flows, for fixed) given the member, those of
@@ -88,6 +90,9 @@ struct lsw_ecmp_ws {
 	uint64_t last_move;           /* dp: tsc of the last reactive rebalance move */
 	uint64_t pad[7];
 };
+/* Kept in an array, one per worker: no two workers write the same cache line. */
+_Static_assert(sizeof(struct lsw_ecmp_ws) % RTE_CACHE_LINE_SIZE == 0,
+	       "a worker's ECMP state fills whole cache lines");
 
 /* A group's ECMP settings as the workers use them; part of the snapshot. */
 struct lsw_ecmp_grp_dp {
@@ -114,7 +119,8 @@ struct lsw_ecmp_dp {
 	struct lsw_ecmp_grp_dp *grp;     /* [n_grp] by next-hop group id (FORWARD groups) */
 };
 
-/* What the owner of a port publishes: written by the owner worker only, read by all. */
+/* What the owner of a port publishes: written by the owner worker only (lsw_store_relaxed),
+ * read by all (lsw_load_relaxed). */
 struct lsw_ecmp_sig {
 	uint8_t quality;              /* 0 worst .. 7 best */
 	uint8_t paused;               /* queues PFC holds now (bit per queue) */
@@ -125,6 +131,9 @@ struct lsw_ecmp_sig {
 	uint64_t last_tx;             /* owner only: bytes sent up to then */
 	uint64_t pad[3];
 };
+/* Kept in an array, one per port: each owner writes a cache line of its own. */
+_Static_assert(sizeof(struct lsw_ecmp_sig) == RTE_CACHE_LINE_SIZE,
+	       "a port's quality fills one cache line");
 
 /* Update @s for @tx_bytes sent in total and @queued bytes waiting at @now (owner only). */
 void lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t port,

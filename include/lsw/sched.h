@@ -28,7 +28,9 @@ struct lsw_qent {
 struct lsw_fifo {
 	struct lsw_qent *slot;
 	uint32_t mask;        /* capacity - 1 (a power of two) */
-	uint32_t head, tail;  /* free-running */
+	/* Free-running. The owner moves them with relaxed stores: queue.stats reads the
+	 * count as it stands. */
+	uint32_t head, tail;
 	uint64_t bytes;
 };
 
@@ -43,10 +45,11 @@ lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m, const struct lsw_pkt_meta 
 {
 	if (f->tail - f->head > f->mask)
 		return false;
-	f->slot[f->tail++ & f->mask] = (struct lsw_qent){
+	f->slot[f->tail & f->mask] = (struct lsw_qent){
 		.m = m, .charged = meta->charged, .in_port = meta->in_port, .pg = meta->pg,
 		.in_part = meta->in_part, .eg_part = meta->eg_part,
 	};
+	lsw_store_relaxed(&f->tail, f->tail + 1);
 	f->bytes += m->pkt_len;
 	return true;
 }
@@ -61,7 +64,11 @@ lsw_fifo_peek(const struct lsw_fifo *f)
 static inline struct lsw_qent *
 lsw_fifo_pop_ent(struct lsw_fifo *f)
 {
-	return f->head == f->tail ? NULL : &f->slot[f->head++ & f->mask];
+	if (f->head == f->tail)
+		return NULL;
+	struct lsw_qent *e = &f->slot[f->head & f->mask];
+	lsw_store_relaxed(&f->head, f->head + 1);
+	return e;
 }
 
 static inline struct rte_mbuf *

@@ -172,9 +172,9 @@ tally(struct tally *t)
 		}
 	for (uint16_t p = 0; p < n_ports; p++)
 		for (int pg = 0; pg < LSW_NUM_PG; pg++)
-			t->ctr.pg_drops += m->ctr.pg_drops[p][pg];
+			t->pg_drops += m->ctr.pg_drops[p][pg];
 	for (int i = 0; i < LSW_MAX_POOLS; i++)
-		t->ctr.pool_drops += m->ctr.pool_drops[i];
+		t->pool_drops += m->ctr.pool_drops[i];
 	for (int r = 0; r < LSW_QDROP_MAX; r++)
 		t->mmu_drop[r] = drop_sum(qdrop_reason[r]);
 }
@@ -504,11 +504,11 @@ done:
 		if (b.qdrop[r] - a.qdrop[r] != b.mmu_drop[r] - a.mmu_drop[r])
 			bug("queue drops of kind %d: %" PRIu64 " in the queues, %" PRIu64 " at the ports",
 			    r, b.qdrop[r] - a.qdrop[r], b.mmu_drop[r] - a.mmu_drop[r]);
-	if (b.ctr.pg_drops - a.ctr.pg_drops !=
+	if (b.pg_drops - a.pg_drops !=
 	    (b.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD] - a.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD]) +
 	    (b.qdrop[LSW_QDROP_HEADROOM_OVERFLOW] - a.qdrop[LSW_QDROP_HEADROOM_OVERFLOW]))
 		bug("PG drops disagree with the queues' PG and headroom drops");
-	if (b.ctr.pool_drops - a.ctr.pool_drops !=
+	if (b.pool_drops - a.pool_drops !=
 	    (b.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD] - a.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD]) +
 	    (b.qdrop[LSW_QDROP_HEADROOM_OVERFLOW] - a.qdrop[LSW_QDROP_HEADROOM_OVERFLOW]) +
 	    (b.qdrop[LSW_QDROP_EGRESS_QUEUE_THRESHOLD] - a.qdrop[LSW_QDROP_EGRESS_QUEUE_THRESHOLD]))
