@@ -163,37 +163,56 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_snapshot *conf, uint32_t gid,
 	return i;
 }
 
-void
-lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
-	       struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
-{
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pi->l3_off);
-	const struct lsw_fib *fib = w->dp->fib;
-	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
-	enum lsw_drop d;
-	uint32_t v, nh_ip;
-	uint64_t mac;
-	uint16_t out;
+/*
+ * The IPv4 path in three stages, as l3fwd's: check, route, forward. Each is always inlined
+ * into lsw_ipv4_input, so that the code is what one function gave; what is rare stays out
+ * of line (local_input, wd_dropped, lsw_icmp_error, lsw_neigh_hold, lsw_ecmp_select).
+ */
 
-	struct lsw_pkt_meta *meta = lsw_meta(m); /* flags cleared on receive (worker.c) */
+/* Check: RoCEv2 counted, martian addresses and a unicast destination in a multicast frame
+ * refused. The reason to drop, or LSW_DROP_NONE. */
+static __rte_always_inline enum lsw_drop
+ipv4_check(struct lsw_worker *w, uint16_t in_port, const struct rte_mbuf *m,
+	   const struct lsw_pkt_info *pi, const struct rte_ipv4_hdr *ip, uint32_t dst)
+{
+	enum lsw_drop d;
+
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		roce_input(w, in_port, m, pi);
 	d = check_addrs(rte_be_to_cpu_32(ip->src_addr), dst);
 	if (unlikely(d != LSW_DROP_NONE))
-		goto drop_in;
-	if (unlikely(pi->flags & LSW_PF_DMAC_MC)) {
-		d = LSW_DROP_UC_DIP_MC_DMAC;
-		goto drop_in;
-	}
+		return d;
+	if (unlikely(pi->flags & LSW_PF_DMAC_MC))
+		return LSW_DROP_UC_DIP_MC_DMAC;
+	return LSW_DROP_NONE;
+}
+
+/* Where the route sends a packet. */
+struct ipv4_next {
+	uint16_t out;       /* the egress port */
+	uint32_t nh_ip;     /* the next hop (the destination itself on a connected subnet) */
+	uint64_t mac;       /* LSW_NH_MAC_VALID | its MAC, or 0: to be resolved by ARP */
+};
+
+/* Route: the LPM, then the next hop (an ECMP group's member) or the connected port. True
+ * when @m is to be forwarded as @nx says; false when not, *@d then the reason to drop it,
+ * or LSW_DROP_NONE when the switch took it (ICMP echo to its own address). */
+static __rte_always_inline bool
+ipv4_route(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+	   struct rte_mbuf *m, const struct lsw_pkt_info *pi, const struct rte_ipv4_hdr *ip,
+	   uint32_t dst, uint64_t now, struct ipv4_next *nx, enum lsw_drop *d)
+{
+	const struct lsw_fib *fib = w->dp->fib;
+	const struct lsw_nh *nh;
+	uint32_t v;
+
 	/* The flow's CRC before the route: it does not wait for the lookup, only its seed
 	 * (the group's) does. */
 	uint32_t crc = lsw_flow_crc(ip, pi);
 	if (unlikely(rte_lpm_lookup(fib->lpm, dst, &v) != 0)) {
-		d = LSW_DROP_LPM4_MISS;
-		goto drop_in;
+		*d = LSW_DROP_LPM4_MISS;
+		return false;
 	}
-
-	const struct lsw_nh *nh;
 	if (likely(v & LSW_FIB_NH_BIT)) {
 		nh = &fib->nh[v & ~LSW_FIB_NH_BIT];
 	} else {
@@ -204,26 +223,34 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t i
 			break;
 		case LSW_NHG_LOCAL:
 			local_input(w, conf, in_port, m, pi);
-			return;
+			*d = LSW_DROP_NONE;
+			return false;
 		case LSW_NHG_GLEAN:
-			nh = NULL;
-			out = g->port;
-			nh_ip = dst;
-			mac = 0;
-			break;
+			*nx = (struct ipv4_next){.out = g->port, .nh_ip = dst, .mac = 0};
+			return true;
 		default:
-			d = LSW_DROP_BLACKHOLE_ROUTE;
-			goto drop_in;
+			*d = LSW_DROP_BLACKHOLE_ROUTE;
+			return false;
 		}
 	}
-	if (nh != NULL) {
-		out = nh->port;
-		nh_ip = nh->ip;
-		mac = lsw_acquire(&nh->mac);
-	}
-	/* Classified after the route: the lookup does not wait for it. From here on a drop
-	 * snapshot knows where the packet was going. */
+	*nx = (struct ipv4_next){.out = nh->port, .nh_ip = nh->ip, .mac = lsw_acquire(&nh->mac)};
+	return true;
+}
+
+/* Forward: classify (after the route, so that the lookup does not wait for it), then TTL,
+ * egress admin state and MTU, and the packet goes to admission with its new Ethernet
+ * header, or waits for ARP. What the egress port refuses is counted there; the reason to
+ * drop it on the ingress port (TTL) is returned, else LSW_DROP_NONE. */
+static __rte_always_inline enum lsw_drop
+ipv4_forward(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+	     struct rte_mbuf *m, const struct lsw_pkt_info *pi, struct rte_ipv4_hdr *ip,
+	     const struct ipv4_next *nx, uint64_t now)
+{
 	const struct lsw_buffer_dp *mc = &conf->buffer;
+	struct lsw_pkt_meta *meta = lsw_meta(m); /* flags cleared on receive (worker.c) */
+	const uint16_t out = nx->out;
+
+	/* From here on a drop snapshot knows where the packet was going. */
 	uint8_t tc = classify(conf, in_port, ip, pi);
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		meta->flags = LSW_META_ROCE |
@@ -236,32 +263,53 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t i
 
 	if (unlikely(ip->time_to_live <= 1)) {
 		lsw_icmp_error(w, conf, in_port, m, pi, 11, 0, 0, now);
-		d = LSW_DROP_TTL;
-		goto drop_in;
+		return LSW_DROP_TTL;
 	}
 	const struct lsw_port_dp *op = &conf->port[out];
 	if (unlikely(!op->admin_up)) {
 		lsw_count_drop(w, out, LSW_DROP_L3_EGRESS_LINK_DOWN, m);
-		return;
+		return LSW_DROP_NONE;
 	}
 	if (unlikely(pi->l3_len > op->mtu)) {
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
 			lsw_icmp_error(w, conf, in_port, m, pi, 3, 4, op->mtu, now);
 		lsw_count_drop(w, out, LSW_DROP_EXCEEDS_L3_MTU, m);
-		return;
+		return LSW_DROP_NONE;
 	}
 	lsw_ipv4_ttl_dec(ip);
-	if (likely(mac & LSW_NH_MAC_VALID)) {
-		lsw_l2_routed(m, mac, op, tc, pi->flags & LSW_PF_VLAN, LSW_ETHERTYPE_IPV4);
+	if (likely(nx->mac & LSW_NH_MAC_VALID)) {
+		lsw_l2_routed(m, nx->mac, op, tc, pi->flags & LSW_PF_VLAN, LSW_ETHERTYPE_IPV4);
 		ipv4_output(w, conf, out, m);
-		return;
+		return LSW_DROP_NONE;
 	}
 	/* Held untagged: the header is written when the neighbor resolves. */
 	if (pi->flags & LSW_PF_VLAN)
 		rte_pktmbuf_adj(m, 4);
-	lsw_neigh_hold(w, conf, in_port, out, nh_ip, m, now);
-	return;
+	lsw_neigh_hold(w, conf, in_port, out, nx->nh_ip, m, now);
+	return LSW_DROP_NONE;
+}
 
+void
+lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+	       struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pi->l3_off);
+	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+	struct ipv4_next nx;
+	enum lsw_drop d;
+
+	/* Every drop on the ingress port at one call, as a single function had it. */
+	d = ipv4_check(w, in_port, m, pi, ip, dst);
+	if (unlikely(d != LSW_DROP_NONE))
+		goto drop_in;
+	if (unlikely(!ipv4_route(w, conf, in_port, m, pi, ip, dst, now, &nx, &d))) {
+		if (d == LSW_DROP_NONE)
+			return; /* the switch's own */
+		goto drop_in;
+	}
+	d = ipv4_forward(w, conf, in_port, m, pi, ip, &nx, now);
+	if (likely(d == LSW_DROP_NONE))
+		return;
 drop_in:
 	lsw_count_drop(w, in_port, d, m);
 }

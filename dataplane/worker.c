@@ -66,9 +66,12 @@ handle_one(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	case LSW_ETHERTYPE_IPV6:
 		d = LSW_DROP_IPV6_NOT_ROUTED;
 		break;
-	default: /* LSW_ETHERTYPE_MACCTL: PFC and PAUSE, consumed */
+	case LSW_ETHERTYPE_MACCTL: /* PFC and PAUSE, consumed */
 		lsw_pfc_input(w, conf, port, m, &pi, now);
 		return;
+	default: /* lsw_parse lets no other EtherType through */
+		d = LSW_DROP_UNKNOWN_ETHERTYPE;
+		break;
 	}
 drop:
 	lsw_count_drop(w, port, d, m);
