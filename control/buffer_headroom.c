@@ -35,7 +35,7 @@ round_up_1k(double v)
 
 int
 lsw_buffer_headroom(const struct lsw_buffer_conf *b, uint32_t speed, uint32_t cable_m,
-		  uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h)
+		    uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h)
 {
 	const double cell = b->cell, p = b->small_packet_percentage, lmtu = b->lossless_mtu;
 	bool mellanox = b->headroom_model == 0;

@@ -167,7 +167,8 @@ parse_pool(const char *name, json_t *o, const char *p, void *ctx, struct lsw_err
 	if (pc->size > q->buf.total) {
 		lsw_path_key(pf, p, "size");
 		lsw_errs_add(errs, pf, "%llu bytes is more than the buffer (LSW.buffer.size, "
-			     "%llu)", (unsigned long long)pc->size, (unsigned long long)q->buf.total);
+			     "%llu)", (unsigned long long)pc->size,
+			     (unsigned long long)q->buf.total);
 	}
 	lsw_path_key(pf, p, "xoff");
 	if (pc->xoff && pc->type == LSW_POOL_EGRESS)
@@ -509,8 +510,9 @@ check_budgets(const struct lsw_config *c, struct lsw_errs *errs)
 
 	for (uint16_t port = 0; port < c->n_ports; port++)
 		for (int i = 0; i < 8; i++) {
-			const struct lsw_profile_conf *pg = &q->profile[q->port[port].pg_profile[i]];
-			const struct lsw_profile_conf *qu = &q->profile[q->port[port].q_profile[i]];
+			const struct lsw_port_qos_conf *pq = &q->port[port];
+			const struct lsw_profile_conf *pg = &q->profile[pq->pg_profile[i]];
+			const struct lsw_profile_conf *qu = &q->profile[pq->q_profile[i]];
 			reserved[pg->pool] += pg->size - (q->pool[pg->pool].xoff ? 0 : pg->xoff);
 			if (q->pool[pg->pool].xoff == 0)
 				headroom[pg->pool] += pg->xoff;
@@ -546,16 +548,18 @@ lsw_config_buffer_bindings(json_t *doc, struct lsw_config *c, struct lsw_errs *e
 		lsw_decode_entries(t, "$.BUFFER_QUEUE", parse_binding, &bs, errs);
 	if (errs->n)
 		return;
-	for (uint16_t port = 0; port < c->n_ports; port++)
-		for (int i = 0; i < 8; i++)
-			if (q->port[port].pg_profile[i] == LSW_NONE ||
-			    q->port[port].q_profile[i] == LSW_NONE) {
-				char p[LSW_PATH_LEN];
-				lsw_path_key(p, "$.PORT", c->port[port].name);
-				lsw_errs_add(errs, p, "PG or queue %d has no buffer profile: bind one in "
-					     "BUFFER_PG/BUFFER_QUEUE, or define ingress_lossy_profile "
-					     "and egress_lossy_profile", i);
-				return;
-			}
+	for (uint16_t port = 0; port < c->n_ports; port++) {
+		const struct lsw_port_qos_conf *pq = &q->port[port];
+		for (int i = 0; i < 8; i++) {
+			if (pq->pg_profile[i] != LSW_NONE && pq->q_profile[i] != LSW_NONE)
+				continue;
+			char p[LSW_PATH_LEN];
+			lsw_path_key(p, "$.PORT", c->port[port].name);
+			lsw_errs_add(errs, p, "PG or queue %d has no buffer profile: bind one in "
+				     "BUFFER_PG/BUFFER_QUEUE, or define ingress_lossy_profile and "
+				     "egress_lossy_profile", i);
+			return;
+		}
+	}
 	check_budgets(c, errs);
 }

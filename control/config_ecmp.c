@@ -28,15 +28,16 @@ hash_fields(const struct lsw_field *f, json_t *v, const char *path, void *out, v
 	if (json_is_string(v)) {
 		snprintf(buf, sizeof(buf), "%s", json_string_value(v));
 		json_t *arr = json_array();
-		for (char *save, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		char *save;
+		for (char *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
 			json_array_append_new(arr, json_string(t));
 		bool ok = hash_fields(f, arr, path, out, ctx, errs);
 		json_decref(arr);
 		return ok;
 	}
 	if (!json_is_array(v) || json_array_size(v) == 0) {
-		lsw_errs_add(errs, path, "expected a non-empty list of SRC_IP, DST_IP, L4_SRC_PORT, "
-			     "L4_DST_PORT, IP_PROTOCOL");
+		lsw_errs_add(errs, path, "expected a non-empty list of SRC_IP, DST_IP, "
+			     "L4_SRC_PORT, L4_DST_PORT, IP_PROTOCOL");
 		return false;
 	}
 	size_t i;

@@ -191,7 +191,8 @@ lsw_config_ports(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 			if (c->port[i].devargs[0] &&
 			    strcmp(c->port[i].devargs, c->port[j].devargs) == 0) {
 				lsw_path_key(p, "$.LSW_PORT", c->port[i].name);
-				lsw_errs_add(errs, p, "devargs already used by %s", c->port[j].name);
+				lsw_errs_add(errs, p, "devargs already used by %s",
+					     c->port[j].name);
 			}
 }
 

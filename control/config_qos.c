@@ -136,7 +136,8 @@ prio_list(const struct lsw_field *f, json_t *v, const char *path, void *out, voi
 	for (const char *c = s; *c; c += 2) {
 		if (*c < '0' || *c > '7' || (c[1] != ',' && c[1] != '\0') ||
 		    (c[1] == ',' && c[2] == '\0')) {
-			lsw_errs_add(errs, path, "'%s' is not a list of priorities 0-7 like \"3,4\"", s);
+			lsw_errs_add(errs, path, "'%s' is not a list of priorities 0-7 like "
+				     "\"3,4\"", s);
 			return false;
 		}
 		*mask |= (uint8_t)(1 << (*c - '0'));
@@ -247,8 +248,9 @@ parse_port_qos_table(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
 		if (q->pfcwd_enable & ~q->pfc_enable) {
 			lsw_path_key(p, "$.PORT_QOS_MAP", pc.wd_key[port]);
 			lsw_path_key(pf, p, "pfcwd_sw_enable");
-			lsw_errs_add(errs, pf, "the watchdog watches lossless priorities: 0x%02x is not "
-				     "all in %s's pfc_enable", q->pfcwd_enable, c->port[port].name);
+			lsw_errs_add(errs, pf, "the watchdog watches lossless priorities: 0x%02x "
+				     "is not all in %s's pfc_enable", q->pfcwd_enable,
+				     c->port[port].name);
 		}
 	}
 }
@@ -329,8 +331,8 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 			char p[LSW_PATH_LEN], pp[LSW_PATH_LEN];
 			lsw_path_key(pp, "$.LSW_PORT", c->port[port].name);
 			lsw_path_key(p, pp, "rx_pause");
-			lsw_errs_add(errs, p, "802.3x PAUSE and PFC exclude each other on a port, and "
-				     "PORT_QOS_MAP gives %s pfc_enable", c->port[port].name);
+			lsw_errs_add(errs, p, "802.3x PAUSE and PFC exclude each other on a port, "
+				     "and PORT_QOS_MAP gives %s pfc_enable", c->port[port].name);
 		}
 	if ((t = json_object_get(doc, "QUEUE")) != NULL)
 		lsw_config_queues(t, c, errs);

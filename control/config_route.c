@@ -82,8 +82,8 @@ route_nexthops(struct route_entry *e, const char *path, const struct lsw_config 
 				continue;
 			}
 			if (port != want) {
-				lsw_errs_add(errs, p, "next hop %s is not on a subnet of %s", nhs[i],
-					     ifs[i]);
+				lsw_errs_add(errs, p, "next hop %s is not on a subnet of %s",
+					     nhs[i], ifs[i]);
 				continue;
 			}
 		}
@@ -132,7 +132,8 @@ parse_route(const char *key, json_t *o, const char *path, void *ctx, struct lsw_
 	for (unsigned int i = 0; i < c->n_ports; i++)
 		for (unsigned int j = 0; j < c->port[i].n_addr; j++) {
 			const struct lsw_addr *a = &c->port[i].addr[j];
-			if ((r->plen == a->plen && r->prefix == (a->ip & lsw_prefix_mask(a->plen))) ||
+			uint32_t subnet = a->ip & lsw_prefix_mask(a->plen);
+			if ((r->plen == a->plen && r->prefix == subnet) ||
 			    (r->plen == 32 && r->prefix == a->ip))
 				lsw_errs_add(errs, path, "is %s's connected subnet or address",
 					     c->port[i].name);

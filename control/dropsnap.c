@@ -43,7 +43,8 @@ lsw_dropsnap_init(struct lsw_switch *sw)
 
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
 		snprintf(name, sizeof(name), "lsw_snap_%u", w);
-		sw->dp.dropsnap[w] = rte_ring_create_elem(name, sizeof(struct lsw_dropsnap), LSW_DROPSNAP_RING,
+		sw->dp.dropsnap[w] = rte_ring_create_elem(name, sizeof(struct lsw_dropsnap),
+							  LSW_DROPSNAP_RING,
 						      SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ |
 						      RING_F_EXACT_SZ);
 		if (sw->dp.dropsnap[w] == NULL)

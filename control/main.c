@@ -107,7 +107,8 @@ setup(struct lsw_switch *sw)
 		return -1;
 	}
 	for (uint16_t w = 0; w < dp->n_workers; w++) {
-		dp->buffer[w] = rte_zmalloc("lsw_buffer", sizeof(*dp->buffer[w]), RTE_CACHE_LINE_SIZE);
+		dp->buffer[w] = rte_zmalloc("lsw_buffer", sizeof(*dp->buffer[w]),
+					    RTE_CACHE_LINE_SIZE);
 		if (dp->buffer[w] == NULL)
 			return -1;
 	}

@@ -176,7 +176,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 				continue;
 			}
 			struct lsw_wd_sample s = {
-				.occupancy = (uint64_t)(v->use.q_occ[p][q][0] + v->use.q_occ[p][q][1]),
+				.occupancy = (uint64_t)(v->use.q_occ[p][q][0] +
+							v->use.q_occ[p][q][1]),
 				.tx_pkts = v->ctr.q_tx_pkts[p][q],
 			};
 			pause_sample(sw, sum, p, prio, now_tsc, &s);
@@ -188,7 +189,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 				storm_begin(sw, v, p, q, prio, wp->action);
 				n_changes++;
 				LSW_LOG(WARNING, "PFC storm detected on %s queue %u (priority %u), "
-					"action %s", c->port[p].name, q, prio, lsw_pfcwd_action_names[wp->action]);
+					"action %s", c->port[p].name, q, prio,
+					lsw_pfcwd_action_names[wp->action]);
 			} else if (e == LSW_WD_RESTORE) {
 				storm_end(sw, p, q, ended, &n_ended);
 				LSW_LOG(WARNING, "PFC storm restored on %s queue %u (priority %u)",

@@ -74,8 +74,10 @@ struct lsw_ecn_conf {
 	char name[LSW_QOS_NAME_LEN];
 	bool drop[LSW_COLORS];                  /* wred_<color>_enable: WRED drop */
 	bool ecn[LSW_COLORS];                   /* ecn: mark ECT packets of that colour */
-	struct lsw_ecn_curve_conf wred[LSW_COLORS]; /* <color>_{min,max}_threshold, _drop_probability */
-	struct lsw_ecn_curve_conf mark[LSW_COLORS]; /* ecn_<color>_*: the wred curve when not given */
+	/* <color>_{min,max}_threshold, <color>_drop_probability */
+	struct lsw_ecn_curve_conf wred[LSW_COLORS];
+	/* ecn_<color>_*: the wred curve when not given */
+	struct lsw_ecn_curve_conf mark[LSW_COLORS];
 };
 
 /* The classification maps: kind, their table, the PORT_QOS_MAP field that binds one.
@@ -226,7 +228,7 @@ struct lsw_headroom {
  * SONiC's figures). @shp: the pool has a shared headroom pool (BUFFER_POOL.xoff), so the
  * profile reserves only xon and gets no compensation (buffer_headroom_mellanox.lua). */
 int lsw_buffer_headroom(const struct lsw_buffer_conf *b, uint32_t speed_mbps, uint32_t cable_m,
-		      uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h);
+			uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h);
 /* Parse "14680064", "14MB", "512KB", "1.5MB" (binary units: K = 1024, M = 2^20, G = 2^30). */
 bool lsw_parse_size(const char *s, uint64_t *bytes);
 /* Parse "5m", "300m", "2km" or a plain number of metres. */

@@ -111,7 +111,8 @@ buffer_profiles(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e
 	for (uint16_t i = 0; i < q->n_profiles; i++) {
 		const struct lsw_profile_conf *p = &q->profile[i];
 		json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:b, s:o}",
-			"name", p->name, "pool", q->pool[p->pool].name, "mode", lsw_th_mode_names[p->mode],
+			"name", p->name, "pool", q->pool[p->pool].name,
+			"mode", lsw_th_mode_names[p->mode],
 			"size", (json_int_t)p->size, "xoff", (json_int_t)p->xoff,
 			"xon", (json_int_t)p->xon, "xon_offset", (json_int_t)p->xon_offset,
 			"lossless", p->xoff > 0, "computed", p->computed,
@@ -314,7 +315,7 @@ buffer_histogram(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *
 		uint64_t pkts = 0;
 		for (int b = 0; b < LSW_HIST_BINS; b++) {
 			json_array_append_new(bins, json_pack("{s:i, s:I}", "le", lsw_hist_bound[b],
-							      "packets", (json_int_t)v->ctr.tc_hist[tc][b]));
+				"packets", (json_int_t)v->ctr.tc_hist[tc][b]));
 			pkts += v->ctr.tc_hist[tc][b];
 		}
 		char k[4];
@@ -344,7 +345,8 @@ buffer_histogram(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *
 		json_array_append_new(ai, json_integer(sw->cfg->qos.buf.ai_sizes[i]));
 	free(v);
 	return json_pack("{s:i, s:o, s:I, s:f, s:o, s:f, s:o, s:o}",
-		"cell", sw->dp.conf->buffer.cell, "ai_packet_sizes", ai, "packets", (json_int_t)seen,
+		"cell", sw->dp.conf->buffer.cell, "ai_packet_sizes", ai,
+		"packets", (json_int_t)seen,
 		"efficiency", now_eff, "tcs", tcs, "target_efficiency", target,
 		"recommended_cell", best ? json_integer(best) : json_null(),
 		"candidates", cands);

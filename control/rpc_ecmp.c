@@ -107,14 +107,15 @@ port_quality(struct lsw_switch *sw, uint16_t port)
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if (pq >> q & 1)
 			json_array_append_new(paused, json_integer(q));
+	const double load = (double)(lsw_load_relaxed(&s->load) >> LSW_ECMP_FIX);
+
 	return json_pack("{s:b, s:i, s:i, s:i, s:f, s:I, s:o}",
 			 /* the workers' view: ECMP leaves out members whose port is down */
 			 "live", !(sw->dp.conf->ecmp_down >> port & 1),
 			 "quality", lsw_load_relaxed(&s->quality),
 			 "load_level", lsw_load_relaxed(&s->load_level),
 			 "queue_level", lsw_load_relaxed(&s->queue_level),
-			 "load_percent",
-			 full > 0 ? (double)(lsw_load_relaxed(&s->load) >> LSW_ECMP_FIX) * 100 / full : 0,
+			 "load_percent", full > 0 ? load * 100 / full : 0,
 			 "queue_bytes", (json_int_t)(lsw_load_relaxed(&s->queue) >> LSW_ECMP_FIX),
 			 "paused_queues", paused);
 }
@@ -172,7 +173,8 @@ ecmp_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 			json_object_set_new(m, #name, json_integer((json_int_t)mc->f));
 			LSW_FOREACH_ECMP_MEMBER_CTR(MEMBER_CTR)
 #undef MEMBER_CTR
-			json_object_set_new(m, "active_flowlets", json_integer((json_int_t)active[i]));
+			json_object_set_new(m, "active_flowlets",
+					    json_integer((json_int_t)active[i]));
 			json_array_append_new(ms, m);
 		}
 		json_object_set_new(o, "members", ms);

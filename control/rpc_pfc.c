@@ -35,9 +35,11 @@ pfc_port_json(struct lsw_switch *sw, const struct lsw_lcore_counters *sum, uint1
 			      lsw_pfc_tx_running(pf, n, now_tsc, &pausing);
 		json_t *o = json_object();
 		for (int i = 0; i < LSW_PFC_CTR_MAX; i++) {
-			uint64_t x = i == LSW_PFC_RX_PAUSE_DURATION_US ? (uint64_t)((double)rx * us) :
-				     i == LSW_PFC_TX_PAUSE_DURATION_US ? (uint64_t)((double)tx * us) :
-				     v[i];
+			uint64_t x = v[i];
+			if (i == LSW_PFC_RX_PAUSE_DURATION_US)
+				x = (uint64_t)((double)rx * us);
+			else if (i == LSW_PFC_TX_PAUSE_DURATION_US)
+				x = (uint64_t)((double)tx * us);
 			snprintf(k, sizeof(k), "PFC_%d_%s", n, names[i]);
 			json_object_set_new(o, k, json_integer((json_int_t)x));
 		}
@@ -113,14 +115,17 @@ pfcwd_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 				"PFC_WD_STATUS", lsw_wd_state_names[wq->state], "priority", prio,
 				"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", (json_int_t)wq->detected,
 				"PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", (json_int_t)wq->restored,
-				"action", lsw_pfcwd_action_names[stormed ? st->action : wp->action]);
+				"action",
+				lsw_pfcwd_action_names[stormed ? st->action : wp->action]);
 			for (int i = 0; i < LSW_WD_CTR_MAX; i++) {
 				char k[64];
 				/* While stormed, the running storm counts in both. */
 				uint64_t run = stormed ? cur[i] - st->base[i] : 0;
-				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s", lsw_wd_ctr_names[i]);
+				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s",
+					 lsw_wd_ctr_names[i]);
 				json_object_set_new(o, k, json_integer((json_int_t)(st->total[i] + run)));
-				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s_LAST", lsw_wd_ctr_names[i]);
+				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s_LAST",
+					 lsw_wd_ctr_names[i]);
 				json_object_set_new(o, k, json_integer((json_int_t)(stormed ? run :
 										    st->last[i])));
 			}

@@ -101,6 +101,17 @@ route_key(struct lsw_switch *sw, const char *table, uint32_t prefix, uint8_t ple
 	return NULL;
 }
 
+/* The ECMP entry of route @p goes too, if it has one: ECMP refuses an entry for a route
+ * without two next hops. */
+static void
+patch_ecmp_out(struct lsw_switch *sw, json_t *patch, const struct prefix_param *p)
+{
+	const char *ek = route_key(sw, "ECMP", p->ip, p->plen);
+
+	if (ek != NULL)
+		json_object_set_new(patch, "ECMP", json_pack("{s:n}", ek));
+}
+
 static json_t *
 apply(struct lsw_switch *sw, json_t *patch, struct lsw_rpc_error *e)
 {
@@ -153,9 +164,8 @@ route_add(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	json_object_set_new(routes, key ? key : a->prefix.text, entry);
 	json_t *patch = json_pack("{s:o}", "STATIC_ROUTE", routes);
 	/* Down to one next hop (or a blackhole): the group's ECMP entry has nothing to say. */
-	const char *ek = route_key(sw, "ECMP", a->prefix.ip, a->prefix.plen);
-	if (ek != NULL && (a->blackhole || strchr(nh, ',') == NULL))
-		json_object_set_new(patch, "ECMP", json_pack("{s:n}", ek));
+	if (a->blackhole || strchr(nh, ',') == NULL)
+		patch_ecmp_out(sw, patch, &a->prefix);
 	return apply(sw, patch, e);
 }
 
@@ -188,10 +198,7 @@ route_del(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		return lsw_rpc_invalid(e);
 	}
 	json_t *patch = json_pack("{s:{s:n}}", "STATIC_ROUTE", key);
-	/* The route's ECMP settings go with it (ECMP refuses entries for unknown routes). */
-	const char *ek = route_key(sw, "ECMP", p->ip, p->plen);
-	if (ek != NULL)
-		json_object_set_new(patch, "ECMP", json_pack("{s:n}", ek));
+	patch_ecmp_out(sw, patch, p);
 	return apply(sw, patch, e);
 }
 

@@ -69,8 +69,8 @@ wm(uint64_t *w, int64_t v)
  */
 uint16_t
 lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
-		  const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *const *meta,
-		  const uint32_t *len, uint16_t k, uint8_t *drop)
+		     const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *const *meta,
+		     const uint32_t *len, uint16_t k, uint8_t *drop)
 {
 	const uint16_t ip = meta[0]->in_port, op = meta[0]->out_port;
 	const uint8_t pg = meta[0]->pg, q = meta[0]->queue, tc = meta[0]->tc;
@@ -82,7 +82,8 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 	const int64_t h0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
 	const int64_t ips0 = lsw_buffer_pool_shared(all, n, pp->pool);
 	const int64_t ph0 = ipool->hdrm_shared ? pool_hdrm(all, n, pp->pool) : 0;
-	const int64_t er0 = lsw_buffer_q_occ(all, n, op, q, 0), es0 = lsw_buffer_q_occ(all, n, op, q, 1);
+	const int64_t er0 = lsw_buffer_q_occ(all, n, op, q, 0);
+	const int64_t es0 = lsw_buffer_q_occ(all, n, op, q, 1);
 	const int64_t eps0 = lsw_buffer_pool_shared(all, n, qp->pool);
 	/* Packets the run may add: lossless ones up to the mbufs' limit; lossy ones while
 	 * the PG holds fewer than the packets left below pkt_xoff (alpha 1). */
@@ -113,7 +114,8 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 				in_thr = lsw_buffer_threshold(pp, ipool, ips0 + ds);
 				in_thr_at = ips0 + ds;
 			}
-			if (s0 + ds + c <= (int64_t)in_thr && ips0 + ds + c <= (int64_t)ipool->shared)
+			if (s0 + ds + c <= (int64_t)in_thr &&
+			    ips0 + ds + c <= (int64_t)ipool->shared)
 				in_part = LSW_PART_SHARED;
 			else if (pp->lossless && h0 + dh + c <= (int64_t)pp->xoff &&
 				 (ipool->hdrm_shared == 0 ||
@@ -133,7 +135,8 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 					eg_thr = lsw_buffer_threshold(qp, epool, eps0 + des);
 					eg_thr_at = eps0 + des;
 				}
-				if (es0 + des + c > (int64_t)eg_thr || eps0 + des + c > (int64_t)epool->shared)
+				if (es0 + des + c > (int64_t)eg_thr ||
+				    eps0 + des + c > (int64_t)epool->shared)
 					d = LSW_DROP_EGRESS_QUEUE_THRESHOLD;
 			}
 		}
@@ -204,7 +207,7 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 
 enum lsw_drop
 lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
-	      const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *meta, uint32_t len)
+		 const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *meta, uint32_t len)
 {
 	uint8_t d;
 
@@ -216,8 +219,9 @@ lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buf
  * occupancy now. Within one worker occupancy only grows during an rx burst, so taking
  * them after each burst sees every peak. */
 void
-lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
-		   const struct lsw_buffer_dp *mc, uint16_t ip, uint8_t pg, uint16_t op, uint8_t q)
+lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
+		      struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc, uint16_t ip,
+		      uint8_t pg, uint16_t op, uint8_t q)
 {
 	int64_t r = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
 	int64_t s = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
@@ -236,7 +240,7 @@ lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n, struct ls
 
 bool
 lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
-		uint16_t port, uint8_t pg)
+		   uint16_t port, uint8_t pg)
 {
 	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
 
@@ -256,14 +260,14 @@ lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n, const struct
 	if (held > (int64_t)mc->pkt_xoff || pgh >= (int64_t)mc->pkt_xoff - held)
 		return true;
 	uint64_t t = lsw_buffer_threshold(pp, &mc->pool[pp->pool],
-				       lsw_buffer_pool_shared(all, n, pp->pool));
+					  lsw_buffer_pool_shared(all, n, pp->pool));
 	/* Within one cell of the threshold the next frame goes to headroom. */
 	return s + (int64_t)mc->cell > (int64_t)t;
 }
 
 bool
 lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
-	       uint16_t port, uint8_t pg)
+		  uint16_t port, uint8_t pg)
 {
 	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
 
@@ -274,7 +278,7 @@ lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n, const struct 
 		return false;
 	int64_t s = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED);
 	int64_t t = (int64_t)lsw_buffer_threshold(pp, &mc->pool[pp->pool],
-					       lsw_buffer_pool_shared(all, n, pp->pool));
+						  lsw_buffer_pool_shared(all, n, pp->pool));
 	int64_t lim = t - (int64_t)pp->xon_offset;
 	/* SAI: resume at max(xon, limit - xon_offset) of PG usage beyond its reserve. */
 	if (lim < (int64_t)pp->xon)
@@ -309,14 +313,15 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 		/* A run: consecutive packets of one (ingress PG, egress queue); the TC too, for
 		 * the histogram. */
 		uint32_t key = class_key(meta[i]);
-		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc; j++)
+		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc;
+		     j++)
 			;
 		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
 		lsw_buffer_admit_run(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
-				  meta + i, len + i, k, drop + i);
+				     meta + i, len + i, k, drop + i);
 		/* Within one worker occupancy only grows here, so the run's end is its peak. */
 		lsw_buffer_watermarks(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
-				   meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);
+				      meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);
 		/* The run's queue, when it is ours: no per-packet lookups. */
 		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
 				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
@@ -326,7 +331,8 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
 					       w->adm[x]);
 			else if (likely(f != NULL))
-				lsw_fifo_push(f, w->adm[x], meta[x]); /* holds every mbuf: no fail */
+				/* The queue holds every mbuf: this never fails. */
+				lsw_fifo_push(f, w->adm[x], meta[x]);
 			else
 				lsw_tx_enqueue(w, conf, out, w->adm[x]);
 		}

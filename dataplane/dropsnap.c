@@ -35,7 +35,7 @@ routed(uint16_t d)
 
 void
 lsw_dropsnap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
-	      struct rte_mbuf *m)
+		  struct rte_mbuf *m)
 {
 	struct rte_ring *r = w->dp->dropsnap[w->idx];
 

@@ -190,13 +190,15 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			continue;
 		}
 		if (!paused) {
-			if (!lsw_buffer_pg_xoff(w->dp->buffer, conf->n_workers, &conf->buffer, port, pg))
+			if (!lsw_buffer_pg_xoff(w->dp->buffer, conf->n_workers, &conf->buffer, port,
+						pg))
 				continue;
 			pf->xoff_pg |= (uint8_t)(1u << pg);
 			pf->tx_xoff |= prios;
 			pf->tx_xon &= (uint8_t)~prios;
 			pf->refresh[pg] = now + pause / 2;
-		} else if (lsw_buffer_pg_xon(w->dp->buffer, conf->n_workers, &conf->buffer, port, pg)) {
+		} else if (lsw_buffer_pg_xon(w->dp->buffer, conf->n_workers, &conf->buffer, port,
+					     pg)) {
 			pf->xoff_pg &= (uint8_t)~(1u << pg);
 			pf->tx_xon |= prios;
 			pf->tx_xoff &= (uint8_t)~prios;

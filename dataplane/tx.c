@@ -299,13 +299,15 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 				break;
 			lsw_store_relaxed(&f->head, f->head + 1);
 			bytes += len;
-			lsw_buffer_release_acc(w->buffer, &conf->buffer, &acc, (uint8_t)port, (uint8_t)q,
-					    e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
+			lsw_buffer_release_acc(w->buffer, &conf->buffer, &acc, (uint8_t)port,
+					       (uint8_t)q,
+					       e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
 			/* ECN and WRED on the bytes left behind, the departing packet excluded,
 			 * and on those the PMD refused, which leave ahead of it. */
 			uint64_t behind = f->bytes - bytes + s->pend_bytes;
 			if (unlikely(behind > c->ecn_min[q]) &&
-			    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m, behind)) {
+			    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m,
+					    behind)) {
 				wred_drop(w, port, (uint8_t)q, e->m);
 				dropped += len;
 				continue;

@@ -8,7 +8,8 @@
  * Concurrency: each worker owns a struct lsw_buffer_lcore and is its only writer; occupancy
  * is the sum of the workers' signed deltas (a packet admitted by one worker and released
  * by another leaves +c in one and -c in the other). No atomics, no locks. Readers (other
- * workers, the control plane) sum with lsw_counter_read (include/lsw/shared.h). Workers admitting to one queue at
+ * workers, the control plane) sum with lsw_counter_read (include/lsw/shared.h). Workers
+ * admitting to one queue at
  * the same moment each see the others' occupancy as of their last write (once per burst),
  * so with W workers a queue or PG may pass its threshold by up to W - 1 bursts.
  */
@@ -220,7 +221,7 @@ struct lsw_buffer_lcore {
 /* Shared bytes a PG or queue may hold now: static_th, or 2^shift * (free shared buffer). */
 static inline uint64_t
 lsw_buffer_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool,
-		  int64_t shared_used)
+		     int64_t shared_used)
 {
 	if (!p->dynamic) /* SAI: a static threshold of 0 is no limit (the pool's) */
 		return p->static_th ? p->static_th : pool->shared;
@@ -260,13 +261,15 @@ lsw_buffer_charge(const struct lsw_buffer_dp *mc, uint32_t len)
 	_s; })
 
 static inline int64_t
-lsw_buffer_pg_occ(struct lsw_buffer_lcore *const *all, uint16_t n, uint16_t port, uint8_t pg, int part)
+lsw_buffer_pg_occ(struct lsw_buffer_lcore *const *all, uint16_t n, uint16_t port, uint8_t pg,
+		  int part)
 {
 	return LSW_BUFFER_SUM(all, n, pg_occ[port][pg][part]);
 }
 
 static inline int64_t
-lsw_buffer_q_occ(struct lsw_buffer_lcore *const *all, uint16_t n, uint16_t port, uint8_t q, int part)
+lsw_buffer_q_occ(struct lsw_buffer_lcore *const *all, uint16_t n, uint16_t port, uint8_t q,
+		 int part)
 {
 	return LSW_BUFFER_SUM(all, n, q_occ[port][q][part]);
 }
@@ -285,22 +288,22 @@ lsw_buffer_pool_shared(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t 
 
 
 uint16_t lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n,
-			   struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
-			   struct lsw_pkt_meta *const *meta, const uint32_t *len, uint16_t k,
-			   uint8_t *drop);
+			      struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+			      struct lsw_pkt_meta *const *meta, const uint32_t *len, uint16_t k,
+			      uint8_t *drop);
 /* Admission of a frame of @len bytes whose meta holds in_port, pg, out_port, queue, tc.
  * On success the meta records the buckets charged; otherwise the reason to drop. */
 enum lsw_drop lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n_workers,
-			    struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
-			    struct lsw_pkt_meta *meta, uint32_t len);
+			       struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+			       struct lsw_pkt_meta *meta, uint32_t len);
 void lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
-			struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc, uint16_t ip,
-			uint8_t pg, uint16_t op, uint8_t q);
+			   struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+			   uint16_t ip, uint8_t pg, uint16_t op, uint8_t q);
 /* Give back @c bytes charged as @meta records (by any worker): one packet's, or the sum
  * over consecutive packets charged alike (see lsw_buffer_release_acc). */
 static inline void
 lsw_buffer_release_bytes(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
-		      const struct lsw_pkt_meta *meta, int64_t c, int64_t pkts)
+			 const struct lsw_pkt_meta *meta, int64_t c, int64_t pkts)
 {
 	const uint8_t ipool = mc->pg[meta->in_port][meta->pg].pool;
 	const uint8_t epool = mc->q[meta->out_port][meta->queue].pool;
@@ -323,7 +326,7 @@ lsw_buffer_release_bytes(struct lsw_buffer_lcore *mine, const struct lsw_buffer_
 
 static inline void
 lsw_buffer_release(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
-		const struct lsw_pkt_meta *meta)
+		   const struct lsw_pkt_meta *meta)
 {
 	lsw_buffer_release_bytes(mine, mc, meta, meta->charged, 1);
 }
@@ -337,7 +340,7 @@ struct lsw_buffer_acc {
 
 static inline void
 lsw_buffer_acc_flush(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
-		  struct lsw_buffer_acc *a)
+		     struct lsw_buffer_acc *a)
 {
 	if (a->pkts) {
 		lsw_buffer_release_bytes(mine, mc, &a->meta, a->bytes, a->pkts);
@@ -348,8 +351,8 @@ lsw_buffer_acc_flush(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *
 /* Add one packet of @out_port/@queue charged to @in_port/@pg/@in_part/@eg_part. */
 static inline void
 lsw_buffer_release_acc(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
-		    struct lsw_buffer_acc *a, uint8_t out_port, uint8_t queue, uint8_t in_port,
-		    uint8_t pg, uint8_t in_part, uint8_t eg_part, uint32_t charged)
+		       struct lsw_buffer_acc *a, uint8_t out_port, uint8_t queue, uint8_t in_port,
+		       uint8_t pg, uint8_t in_part, uint8_t eg_part, uint32_t charged)
 {
 	struct lsw_pkt_meta *k = &a->meta;
 
@@ -366,8 +369,8 @@ lsw_buffer_release_acc(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp
 
 /* For PFC: should (port, PG) be paused (it holds headroom or reached its threshold), and
  * may a paused one resume (no headroom, usage at or below max(xon, T - xon_offset))? */
-bool lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
-		     uint16_t port, uint8_t pg);
-bool lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
-		    uint16_t port, uint8_t pg);
+bool lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n,
+			const struct lsw_buffer_dp *mc, uint16_t port, uint8_t pg);
+bool lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n,
+		       const struct lsw_buffer_dp *mc, uint16_t port, uint8_t pg);
 #endif

@@ -100,14 +100,16 @@ struct lsw_dp {
 	uint64_t tsc_hz;            /* cp: set at start-up */
 	uint16_t n_workers;         /* cp: set at start-up */
 	int quit;                   /* cp: lsw_publish 1 to stop; dp: lsw_acquire */
-	/* Buffer accounting of each worker; each written only by its worker (include/lsw/buffer.h). */
+	/* The buffer accounting of each worker, each written by its worker only
+	 * (include/lsw/buffer.h). */
 	struct lsw_buffer_lcore *buffer[LSW_MAX_WORKERS]; /* cp: set at start-up */
 	/* Egress queues of each port; used only by the port's owner worker. */
 	struct lsw_sched *sched[LSW_MAX_PORTS];        /* cp: set at start-up */
 	uint64_t wm_clear_gen;      /* cp: lsw_publish +1 to clear watermarks; dp: lsw_acquire */
 	/* Drop/mark snapshots: ring of each worker (SP: the worker, SC: the main lcore). */
 	struct rte_ring *dropsnap[LSW_MAX_WORKERS];    /* cp: set at start-up; NULL = none */
-	uint8_t dropsnap_mode;      /* LSW_DROPSNAP_* bits; cp: lsw_store_relaxed; dp: lsw_load_relaxed */
+	/* LSW_DROPSNAP_* bits; cp: lsw_store_relaxed; dp: lsw_load_relaxed. */
+	uint8_t dropsnap_mode;
 	/* Uplink quality of each port: its owner worker writes, every worker reads. */
 	struct lsw_ecmp_sig *ecmp_sig;                 /* cp: [LSW_MAX_PORTS] at start-up */
 	/* ICMP error limit, switch-wide: tsc when the bucket is full again (icmp.c). */
@@ -295,7 +297,7 @@ void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf, 
 
 /* dropsnap.c: copy what is known of @m into the worker's snapshot ring (or count a miss). */
 void lsw_dropsnap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
-		   struct rte_mbuf *m);
+		       struct rte_mbuf *m);
 
 /* counters.c: count @m dropped on @port for @d (and snapshot it), and free it. Out of
  * line: there are many call sites, and none is on the forwarding path. */

@@ -397,7 +397,8 @@ check_empty(void)
 					bug("port %u PG %d part %d holds %" PRId64 " bytes after the drain",
 					    p, pg, part, m->use.pg_occ[p][pg][part]);
 		for (int q = 0; q < LSW_NUM_QUEUES; q++)
-			if (m->use.q_occ[p][q][0] || m->use.q_occ[p][q][1] || sw->dp.sched[p]->q[q].bytes)
+			if (m->use.q_occ[p][q][0] || m->use.q_occ[p][q][1] ||
+			    sw->dp.sched[p]->q[q].bytes)
 				bug("port %u queue %d is not empty after the drain", p, q);
 	}
 	for (int i = 0; i < LSW_MAX_POOLS; i++)

@@ -74,11 +74,14 @@ test_charge_exact(void **state)
 
 	(void)state;
 	for (size_t c = 0; c < RTE_DIM(cells); c++) {
-		struct lsw_buffer_dp m = {.cell = cells[c], .cell_inv = lsw_buffer_cell_inv(cells[c]),
-					 .pkt_limit = UINT32_MAX / 2, .pkt_xoff = UINT32_MAX / 2};
+		struct lsw_buffer_dp m = {.cell = cells[c],
+					  .cell_inv = lsw_buffer_cell_inv(cells[c]),
+					  .pkt_limit = UINT32_MAX / 2, .pkt_xoff = UINT32_MAX / 2};
 		for (uint32_t len = 0; len <= LSW_MAX_FRAME; len++)
-			if (lsw_buffer_charge(&m, len) != (len + cells[c] - 1) / cells[c] * cells[c])
-				fail_msg("cell %u len %u: %u", cells[c], len, lsw_buffer_charge(&m, len));
+			if (lsw_buffer_charge(&m, len) !=
+			    (len + cells[c] - 1) / cells[c] * cells[c])
+				fail_msg("cell %u len %u: %u", cells[c], len,
+					 lsw_buffer_charge(&m, len));
 	}
 }
 
@@ -352,7 +355,8 @@ test_threshold_edges(void **state)
 	static const int8_t shifts[] = {40, 63, 127};
 	for (size_t i = 0; i < RTE_DIM(shifts); i++) {
 		mc.pg[2][0] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = shifts[i]};
-		assert_true(lsw_buffer_threshold(&mc.pg[2][0], &mc.pool[0], 0) == (uint64_t)INT64_MAX);
+		assert_true(lsw_buffer_threshold(&mc.pg[2][0], &mc.pool[0], 0) ==
+			    (uint64_t)INT64_MAX);
 		assert_int_equal(admit(&m[3], 2, 0, 1, 0, 1024), LSW_DROP_NONE);
 		lsw_buffer_release(w0, &mc, &m[3]);
 	}
