@@ -17,7 +17,7 @@
 #include <string.h>
 #include "lsw/log.h"
 #include "jsonv.h"
-#include "fib.h"
+#include "fibctl.h"
 #include "switch.h"
 
 json_t *
@@ -143,11 +143,8 @@ lsw_config_hot_check(const struct lsw_config *o, const struct lsw_config *n,
 void
 lsw_log_set_level(const char *name)
 {
-	static const char *const names[] = {"emerg", "alert", "crit", "error", "warning",
-					    "notice", "info", "debug"};
-
-	for (uint32_t i = 0; i < RTE_DIM(names); i++)
-		if (strcmp(names[i], name) == 0) {
+	for (uint32_t i = 0; lsw_log_level_names[i] != NULL; i++)
+		if (strcmp(lsw_log_level_names[i], name) == 0) {
 			rte_log_set_global_level(i + RTE_LOG_EMERG);
 			rte_log_set_level(lsw_logtype, i + RTE_LOG_EMERG);
 		}
@@ -173,7 +170,7 @@ fib_rollback(struct lsw_switch *sw, const struct lsw_config *n)
 	if (!restored)
 		LSW_LOG(ERR, "FIB: the running routes could not all be restored (see route.list); "
 			"restart lsw to be sure");
-	struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+	struct lsw_snapshot *conf = lsw_snapshot_build(sw);
 	if (conf == NULL)
 		return;
 	lsw_snapshot_publish(sw, conf);
@@ -211,7 +208,7 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 			sw->port[i].speed = n->port[i].speed;
 	}
 	/* The FIB first: the new snapshot gives its new groups their ECMP state. */
-	struct lsw_dp_conf *conf = NULL;
+	struct lsw_snapshot *conf = NULL;
 	int rc = lsw_fibctl_update(sw->fibc, o, n, lsw_now_ns());
 	if (rc == 0) {
 		sw->cfg = n;

@@ -17,22 +17,22 @@ static void
 set_mode(struct lsw_switch *sw)
 {
 	const struct lsw_global_conf *g = &sw->cfg->g;
-	uint8_t mode = (g->drop_snapshots ? LSW_SNAP_DROPS : 0) |
-		       (g->drop_snapshots && g->mark_snapshots ? LSW_SNAP_MARKS : 0);
+	uint8_t mode = (g->drop_snapshots ? LSW_DROPSNAP_DROPS : 0) |
+		       (g->drop_snapshots && g->mark_snapshots ? LSW_DROPSNAP_MARKS : 0);
 
-	__atomic_store_n(&sw->dp.snap_mode, mode, __ATOMIC_RELAXED);
+	lsw_store_relaxed(&sw->dp.dropsnap_mode, mode);
 }
 
 /* The store holds @n entries (0: none); what it held is dropped. */
 static int
 store_resize(struct lsw_switch *sw, uint32_t n)
 {
-	struct lsw_snap *e = NULL;
+	struct lsw_dropsnap *e = NULL;
 
 	if (n && (e = rte_zmalloc("lsw_snaps", sizeof(*e) * n, 0)) == NULL)
 		return -1;
-	rte_free(sw->snaps.e);
-	sw->snaps = (struct lsw_snap_store){.e = e, .cap = n, .seq = sw->snaps.seq};
+	rte_free(sw->dropsnaps.e);
+	sw->dropsnaps = (struct lsw_dropsnap_store){.e = e, .cap = n, .seq = sw->dropsnaps.seq};
 	return 0;
 }
 
@@ -43,10 +43,11 @@ lsw_dropsnap_init(struct lsw_switch *sw)
 
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
 		snprintf(name, sizeof(name), "lsw_snap_%u", w);
-		sw->dp.snap[w] = rte_ring_create_elem(name, sizeof(struct lsw_snap), LSW_SNAP_RING,
+		sw->dp.dropsnap[w] = rte_ring_create_elem(name, sizeof(struct lsw_dropsnap),
+							  LSW_DROPSNAP_RING,
 						      SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ |
 						      RING_F_EXACT_SZ);
-		if (sw->dp.snap[w] == NULL)
+		if (sw->dp.dropsnap[w] == NULL)
 			return -1;
 	}
 	if (store_resize(sw, sw->cfg->g.drop_snapshots) != 0)
@@ -59,11 +60,11 @@ void
 lsw_dropsnap_free(struct lsw_switch *sw)
 {
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++) {
-		rte_ring_free(sw->dp.snap[w]);
-		sw->dp.snap[w] = NULL;
+		rte_ring_free(sw->dp.dropsnap[w]);
+		sw->dp.dropsnap[w] = NULL;
 	}
-	rte_free(sw->snaps.e);
-	sw->snaps.e = NULL;
+	rte_free(sw->dropsnaps.e);
+	sw->dropsnaps.e = NULL;
 }
 
 int
@@ -79,11 +80,11 @@ lsw_dropsnap_config(struct lsw_switch *sw, const struct lsw_config *old)
 void
 lsw_dropsnap_poll(struct lsw_switch *sw)
 {
-	struct lsw_snap_store *st = &sw->snaps;
-	struct lsw_snap tmp[32];
+	struct lsw_dropsnap_store *st = &sw->dropsnaps;
+	struct lsw_dropsnap tmp[32];
 
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
-		struct rte_ring *r = sw->dp.snap[w];
+		struct rte_ring *r = sw->dp.dropsnap[w];
 		unsigned int n;
 		while (r != NULL &&
 		       (n = rte_ring_sc_dequeue_burst_elem(r, tmp, sizeof(tmp[0]), 32, NULL)) > 0) {
@@ -101,13 +102,13 @@ void
 lsw_dropsnap_clear(struct lsw_switch *sw)
 {
 	lsw_dropsnap_poll(sw); /* what the workers handed over so far goes too */
-	sw->snaps.head = sw->snaps.n = 0;
+	sw->dropsnaps.head = sw->dropsnaps.n = 0;
 }
 
-const struct lsw_snap *
+const struct lsw_dropsnap *
 lsw_dropsnap_get(const struct lsw_switch *sw, uint32_t i, uint64_t *seq)
 {
-	const struct lsw_snap_store *st = &sw->snaps;
+	const struct lsw_dropsnap_store *st = &sw->dropsnaps;
 
 	if (i >= st->n)
 		return NULL;
@@ -118,7 +119,7 @@ lsw_dropsnap_get(const struct lsw_switch *sw, uint32_t i, uint64_t *seq)
 }
 
 bool
-lsw_dropsnap_roce(const struct lsw_snap *s, struct lsw_snap_roce *r)
+lsw_dropsnap_roce(const struct lsw_dropsnap *s, struct lsw_dropsnap_bth *r)
 {
 	const uint8_t *p = s->data;
 	uint32_t len = s->caplen, off = 12;

@@ -3,7 +3,7 @@
 #define LSW_EAL_H
 
 #include <stdbool.h>
-#include "lsw/config.h"
+#include "config.h"
 
 #define LSW_EAL_MAX_ARGS (16 + 2 * LSW_MAX_PORTS)
 
@@ -21,19 +21,5 @@ void lsw_eal_args_build(const struct lsw_config *c, bool hugepages, int pid,
 void lsw_eal_args_free(struct lsw_eal_args *a);
 /* Bytes of mbuf data room for the largest configured MTU. */
 uint16_t lsw_mbuf_data_room(const struct lsw_config *c);
-
-/* inflight.c: what @port may have handed its PMD that the wire has not carried yet. */
-bool lsw_port_is_memif(const struct lsw_config *c, uint16_t port);
-/* Bytes of a net_memif port's packet buffer: bsize from the devargs, else lsw's choice (a
- * power of two that holds the largest frame), which lsw passes as bsize; 0 for other ports. */
-uint32_t lsw_port_memif_bsize(const struct lsw_config *c, uint16_t port);
-/* The shaper's depth: what lsw may send ahead of the line rate (two frames, and
- * LSW.buffer.shaper_burst_us at the port speed). */
-uint64_t lsw_port_tx_burst_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
-/* Slots of a net_memif port's ring: rsize from the devargs, else lsw's choice (a burst's
- * worth, 16 to 1024), which lsw passes as rsize; 0 for other ports. */
-uint32_t lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
-/* The burst and the ring: what arrives after a pause, beyond the cable. */
-uint64_t lsw_port_inflight_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
 
 #endif

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 #include <rte_malloc.h>
-#include "fib.h"
+#include "fibctl.h"
 #include "switch.h"
 
 const struct lsw_ecmp_grp_conf *
@@ -30,15 +30,15 @@ thresholds(uint64_t lo, uint64_t hi, uint64_t *thr)
 }
 
 static bool
-same_tables(const struct lsw_ecmp_grp *a, const struct lsw_ecmp_grp *b)
+same_tables(const struct lsw_ecmp_grp_dp *a, const struct lsw_ecmp_grp_dp *b)
 {
 	return a->mode == b->mode && a->mask == b->mask && a->seed == b->seed &&
 	       a->fields == b->fields && a->inactivity == b->inactivity;
 }
 
 static int
-build_group(struct lsw_switch *sw, const struct lsw_dp_conf *cur, uint32_t gid,
-	    const struct lsw_ecmp_grp_conf *gc, struct lsw_ecmp_grp *g)
+build_group(struct lsw_switch *sw, const struct lsw_snapshot *cur, uint32_t gid,
+	    const struct lsw_ecmp_grp_conf *gc, struct lsw_ecmp_grp_dp *g)
 {
 	uint64_t us = sw->dp.tsc_hz / 1000000;
 	uint16_t nw = sw->dp.n_workers;
@@ -56,7 +56,7 @@ build_group(struct lsw_switch *sw, const struct lsw_dp_conf *cur, uint32_t gid,
 		}
 		sw->ecmp[gid] = gt;
 	}
-	*g = (struct lsw_ecmp_grp){
+	*g = (struct lsw_ecmp_grp_dp){
 		.mode = gc->mode, .fields = gc->fields, .rebalance = gc->rebalance,
 		.margin = gc->margin, .seed = lsw_seed_mix(gc->seed), .mask = gc->table_size - 1,
 		.inactivity = gc->inactivity_us * us, .rebalance_iv = gc->rebalance_us * us,
@@ -64,7 +64,7 @@ build_group(struct lsw_switch *sw, const struct lsw_dp_conf *cur, uint32_t gid,
 	};
 	if (!lsw_ecmp_has_table(g->mode))
 		return 0;
-	const struct lsw_ecmp_grp *old = cur != NULL && gid < cur->ecmp.n_grp ?
+	const struct lsw_ecmp_grp_dp *old = cur != NULL && gid < cur->ecmp.n_grp ?
 					 &cur->ecmp.grp[gid] : NULL;
 	if (old != NULL && old->tbl[0] != NULL && same_tables(old, g)) {
 		memcpy(g->tbl, old->tbl, sizeof(g->tbl));
@@ -80,10 +80,10 @@ build_group(struct lsw_switch *sw, const struct lsw_dp_conf *cur, uint32_t gid,
 }
 
 int
-lsw_ecmp_build(struct lsw_switch *sw, struct lsw_dp_conf *d)
+lsw_ecmp_build(struct lsw_switch *sw, struct lsw_snapshot *d)
 {
-	const struct lsw_ecmp_config *ec = &sw->cfg->ecmp;
-	const struct lsw_dp_conf *cur = sw->dp.conf;
+	const struct lsw_ecmp_conf *ec = &sw->cfg->ecmp;
+	const struct lsw_snapshot *cur = sw->dp.conf;
 	const struct lsw_fibctl *fc = sw->fibc;
 	struct lsw_ecmp_dp *e = &d->ecmp;
 
@@ -101,7 +101,7 @@ lsw_ecmp_build(struct lsw_switch *sw, struct lsw_dp_conf *d)
 			   e->queue_thr[p]);
 	}
 	e->n_grp = fc->next_group;
-	e->grp = rte_zmalloc("lsw_ecmp_grp", sizeof(*e->grp) * e->n_grp, RTE_CACHE_LINE_SIZE);
+	e->grp = rte_zmalloc("lsw_ecmp_grp_dp", sizeof(*e->grp) * e->n_grp, RTE_CACHE_LINE_SIZE);
 	if (e->grp == NULL)
 		return -1;
 	for (uint32_t i = 0; i < fc->n_routes; i++) {
@@ -119,11 +119,11 @@ lsw_ecmp_build(struct lsw_switch *sw, struct lsw_dp_conf *d)
 }
 
 void
-lsw_ecmp_retire(struct lsw_dp_conf *old, const struct lsw_dp_conf *cur)
+lsw_ecmp_retire(struct lsw_snapshot *old, const struct lsw_snapshot *cur)
 {
 	for (uint32_t gid = 0; gid < old->ecmp.n_grp; gid++) {
-		const struct lsw_ecmp_grp *g = &old->ecmp.grp[gid];
-		const struct lsw_ecmp_grp *n = cur != NULL && gid < cur->ecmp.n_grp ?
+		const struct lsw_ecmp_grp_dp *g = &old->ecmp.grp[gid];
+		const struct lsw_ecmp_grp_dp *n = cur != NULL && gid < cur->ecmp.n_grp ?
 					       &cur->ecmp.grp[gid] : NULL;
 		for (int w = 0; w < LSW_MAX_WORKERS; w++)
 			if (g->tbl[w] != NULL && (n == NULL || n->tbl[w] != g->tbl[w]))
@@ -150,25 +150,29 @@ lsw_ecmp_free(struct lsw_switch *sw)
 static void
 sum(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out)
 {
-	uint64_t *o = (uint64_t *)out;
-
 	memset(out, 0, sizeof(*out));
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
-		const uint64_t *c = (const uint64_t *)&sw->ecmp[gid]->ws[w].ctr;
-		for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-			o[i] += __atomic_load_n(&c[i], __ATOMIC_RELAXED);
+		const struct lsw_ecmp_ctr *c = &sw->ecmp[gid]->ws[w].ctr;
+		for (int i = 0; i < LSW_MAX_ECMP; i++) {
+#define MEMBER_ADD(name, f) \
+			out->member[i].f += lsw_counter_read(&c->member[i].f);
+			LSW_FOREACH_ECMP_MEMBER_CTR(MEMBER_ADD)
+#undef MEMBER_ADD
+		}
 	}
 }
 
 void
 lsw_ecmp_counters(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out)
 {
-	const uint64_t *base = (const uint64_t *)&sw->ecmp[gid]->base;
-	uint64_t *o = (uint64_t *)out;
+	const struct lsw_ecmp_ctr *base = &sw->ecmp[gid]->base;
 
 	sum(sw, gid, out);
-	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-		o[i] -= base[i];
+	for (int i = 0; i < LSW_MAX_ECMP; i++) {
+#define MEMBER_SUB(name, f) out->member[i].f -= base->member[i].f;
+		LSW_FOREACH_ECMP_MEMBER_CTR(MEMBER_SUB)
+#undef MEMBER_SUB
+	}
 }
 
 void

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rte_ether.h>
-#include "lsw/config.h"
+#include "config.h"
 #include "eal.h"
 
 #define MEMIF_MIN_BSIZE  2048 /* net_memif's default packet buffer size */

@@ -107,6 +107,8 @@ lsw_jv_object(json_t *v, const char *path, const char *const *allowed, struct ls
 		lsw_errs_add(errs, path, "expected an object, got %s", type_name(v));
 		return false;
 	}
+	if (allowed == NULL) /* any member */
+		return true;
 	json_object_foreach(v, k, x) {
 		const char *const *a;
 		for (a = allowed; *a != NULL; a++)
@@ -208,12 +210,19 @@ bool
 lsw_jv_enum(json_t *v, const char *path, const char *const *choices, unsigned int *out,
 	    struct lsw_errs *errs)
 {
+	return lsw_jv_enum_n(v, path, choices, SIZE_MAX, out, errs);
+}
+
+bool
+lsw_jv_enum_n(json_t *v, const char *path, const char *const *choices, size_t n,
+	      unsigned int *out, struct lsw_errs *errs)
+{
 	char list[160] = "";
 	const char *s;
 
 	if (!lsw_jv_str(v, path, 64, &s, errs))
 		return false;
-	for (unsigned int i = 0; choices[i] != NULL; i++) {
+	for (unsigned int i = 0; i < n && choices[i] != NULL; i++) {
 		if (strcmp(choices[i], s) == 0) {
 			*out = i;
 			return true;

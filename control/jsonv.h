@@ -11,8 +11,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include <rte_ether.h>
-#include "lsw/config.h"
-#include "lsw/qos.h"
+#include "config.h"
 
 #define LSW_PATH_LEN 192
 
@@ -20,7 +19,8 @@
 void lsw_path_key(char *out, const char *parent, const char *key);
 void lsw_path_index(char *out, const char *parent, size_t idx);
 
-/* Refuse a non-object, and every member whose name is not in @allowed (NULL-terminated). */
+/* Refuse a non-object, and every member whose name is not in @allowed (NULL-terminated;
+ * NULL: any name). */
 bool lsw_jv_object(json_t *v, const char *path, const char *const *allowed,
 		   struct lsw_errs *errs);
 bool lsw_jv_uint(json_t *v, const char *path, uint64_t min, uint64_t max, uint64_t *out,
@@ -36,6 +36,9 @@ bool lsw_jv_bool(json_t *v, const char *path, bool *out, struct lsw_errs *errs);
 /* One of @choices (NULL-terminated); *out = its index. */
 bool lsw_jv_enum(json_t *v, const char *path, const char *const *choices, unsigned int *out,
 		 struct lsw_errs *errs);
+/* The same among the first @n of @choices only. */
+bool lsw_jv_enum_n(json_t *v, const char *path, const char *const *choices, size_t n,
+		   unsigned int *out, struct lsw_errs *errs);
 bool lsw_jv_mac(json_t *v, const char *path, struct rte_ether_addr *out,
 		struct lsw_errs *errs);
 /* A size: integer bytes or a string with binary units (lsw_parse_size), at most @max. */

@@ -20,7 +20,7 @@
 #include <rte_mbuf.h>
 #include "lsw/log.h"
 #include "eal.h"
-#include "fib.h"
+#include "fibctl.h"
 #include "rpc_server.h"
 #include "switch.h"
 
@@ -107,14 +107,15 @@ setup(struct lsw_switch *sw)
 		return -1;
 	}
 	for (uint16_t w = 0; w < dp->n_workers; w++) {
-		dp->mmu[w] = rte_zmalloc("lsw_mmu", sizeof(*dp->mmu[w]), RTE_CACHE_LINE_SIZE);
-		if (dp->mmu[w] == NULL)
+		dp->buffer[w] = rte_zmalloc("lsw_buffer", sizeof(*dp->buffer[w]),
+					    RTE_CACHE_LINE_SIZE);
+		if (dp->buffer[w] == NULL)
 			return -1;
 	}
-	sw->mmu_base = rte_zmalloc("lsw_mmu_base", sizeof(*sw->mmu_base), 0);
+	sw->buffer_base = rte_zmalloc("lsw_buffer_base", sizeof(*sw->buffer_base), 0);
 	dp->ecmp_sig = rte_zmalloc("lsw_ecmp_sig", sizeof(*dp->ecmp_sig) * LSW_MAX_PORTS,
 				   RTE_CACHE_LINE_SIZE);
-	if (sw->mmu_base == NULL || dp->ecmp_sig == NULL)
+	if (sw->buffer_base == NULL || dp->ecmp_sig == NULL)
 		return -1;
 	/* A queue can hold every mbuf, so the MMU, not the FIFO, decides what is dropped. */
 	for (uint16_t p = 0; p < c->n_ports; p++) {
@@ -155,7 +156,7 @@ setup(struct lsw_switch *sw)
 		LSW_LOG(ERR, "cannot create rings: %s", rte_strerror(rte_errno));
 		return -1;
 	}
-	struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+	struct lsw_snapshot *conf = lsw_snapshot_build(sw);
 	if (conf == NULL)
 		return -1;
 	lsw_snapshot_publish(sw, conf);
@@ -201,7 +202,7 @@ teardown(struct lsw_switch *sw)
 	void *obj;
 	int rc = 0;
 
-	__atomic_store_n(&dp->quit, 1, __ATOMIC_RELEASE);
+	lsw_publish(&dp->quit, 1);
 	if (sw->workers_running)
 		rte_eal_mp_wait_lcore();
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
@@ -238,14 +239,14 @@ teardown(struct lsw_switch *sw)
 	rte_free(dp->conf);
 	rte_free(dp->ecmp_sig);
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
-		rte_free(dp->mmu[w]);
+		rte_free(dp->buffer[w]);
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 		if (dp->sched[p] != NULL)
 			lsw_sched_free(dp->sched[p]);
 		rte_free(dp->sched[p]);
 	}
 	rte_free(dp->qsv);
-	rte_free(sw->mmu_base);
+	rte_free(sw->buffer_base);
 	rte_free(dp->ctr);
 	rte_free(sw->workers);
 	rte_mempool_free(dp->pool);

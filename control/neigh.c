@@ -2,7 +2,7 @@
 /* Neighbor learning on the main lcore: apply what the workers' ARP handling reported. */
 #include "lsw/log.h"
 #include "jsonv.h"
-#include "fib.h"
+#include "fibctl.h"
 #include "switch.h"
 
 void

@@ -10,26 +10,30 @@
  * packets sent and dropped, received and dropped, over all storms and the last one.
  */
 #include <string.h>
-#include <rte_malloc.h>
+#include <stdlib.h>
 #include "lsw/log.h"
-#include "lsw/pfcwd.h"
+#include "pfcwd.h"
 #include "switch.h"
 
-static const char *const action_names[] = {"drop", "forward", "alert"};
+const char *const lsw_wd_state_names[] = {"operational", "stormed", NULL};
+const char *const lsw_wd_ctr_names[LSW_WD_CTR_MAX] = {
+#define LSW_WD_CTR_NAME(name, value) [LSW_WD_CTR_##name] = #name,
+	LSW_FOREACH_WD_CTR(LSW_WD_CTR_NAME, _, _, _, _)
+#undef LSW_WD_CTR_NAME
+};
 
-/* The four storm counters of a queue, read now. */
-static void
-storm_counters(const struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t port,
-	       uint8_t prio, uint8_t q, uint64_t out[4])
+void
+lsw_pfcwd_counters(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v,
+		   uint16_t port, uint8_t prio, uint8_t q, uint64_t out[LSW_WD_CTR_MAX])
 {
 	const struct lsw_config *c = sw->cfg;
+	const struct lsw_buffer_ctr *ctr = &v->ctr;
 	uint8_t pg = c->qos.map[LSW_MAP_PFC_TO_PG][c->qos.port[port].map[LSW_MAP_PFC_TO_PG]]
 		     .v[prio];
 
-	out[0] = v->q_tx_pkts[port][q];
-	out[1] = v->wd_tx_drops[port][q];
-	out[2] = v->pg_pkts[port][pg] + v->wd_rx_drops[port][q];
-	out[3] = v->wd_rx_drops[port][q];
+#define LSW_WD_CTR_READ(name, value) out[LSW_WD_CTR_##name] = value;
+	LSW_FOREACH_WD_CTR(LSW_WD_CTR_READ, ctr, port, q, pg)
+#undef LSW_WD_CTR_READ
 }
 
 /* Pause time of @prio on @port so far, in ns: finished pauses from the counters, the one
@@ -64,14 +68,14 @@ apply(struct lsw_switch *sw, uint16_t port, uint8_t q, uint8_t action, bool on)
 
 /* A storm on (@p, @q) starts now, for @prio, with @action: its counters count from here. */
 static void
-storm_begin(struct lsw_switch *sw, const struct lsw_mmu_lcore *v, uint16_t p, uint8_t q,
+storm_begin(struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t p, uint8_t q,
 	    uint8_t prio, uint8_t action)
 {
 	struct lsw_wd_stats *st = &sw->wds[p][q];
 
 	st->prio = prio;
 	st->action = action;
-	storm_counters(sw, v, p, prio, q, st->base);
+	lsw_pfcwd_counters(sw, v, p, prio, q, st->base);
 	apply(sw, p, q, action, true);
 }
 
@@ -115,18 +119,16 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	if (!active)
 		return;
 
-	struct lsw_mmu_lcore *v = rte_malloc("lsw_wd_view", sizeof(*v), 0);
-	struct lsw_lcore_counters *sum = rte_malloc("lsw_wd_sum", sizeof(*sum), 0);
-	if (v == NULL || sum == NULL)
-		goto out;
 	/* Raw sums: detection and the storm counters are differences in time, which a
 	 * stats.clear between two polls must not turn negative. */
-	lsw_stats_mmu_raw(sw, v);
-	lsw_stats_sum_raw(sw, sum);
+	struct lsw_buffer_lcore *v = lsw_stats_buffer(sw, true);
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, true);
+	if (v == NULL || sum == NULL)
+		goto out;
 
 	for (uint16_t p = 0; p < c->n_ports; p++) {
-		const struct lsw_port_qos *pq = &c->qos.port[p];
-		const struct lsw_pfcwd_port *wp = &wd->port[p];
+		const struct lsw_port_qos_conf *pq = &c->qos.port[p];
+		const struct lsw_pfcwd_port_conf *wp = &wd->port[p];
 		const uint8_t *pfc_q = c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]].v;
 		uint8_t watched_q = 0;
 		for (uint8_t prio = 0; prio < 8; prio++)
@@ -174,8 +176,9 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 				continue;
 			}
 			struct lsw_wd_sample s = {
-				.occupancy = (uint64_t)(v->q_occ[p][q][0] + v->q_occ[p][q][1]),
-				.tx_pkts = v->q_tx_pkts[p][q],
+				.occupancy = (uint64_t)(v->use.q_occ[p][q][0] +
+							v->use.q_occ[p][q][1]),
+				.tx_pkts = v->ctr.q_tx_pkts[p][q],
 			};
 			pause_sample(sw, sum, p, prio, now_tsc, &s);
 			enum lsw_wd_event e = lsw_pfcwd_step(wq, &s, now_ns,
@@ -186,7 +189,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 				storm_begin(sw, v, p, q, prio, wp->action);
 				n_changes++;
 				LSW_LOG(WARNING, "PFC storm detected on %s queue %u (priority %u), "
-					"action %s", c->port[p].name, q, prio, action_names[wp->action]);
+					"action %s", c->port[p].name, q, prio,
+					lsw_pfcwd_action_names[wp->action]);
 			} else if (e == LSW_WD_RESTORE) {
 				storm_end(sw, p, q, ended, &n_ended);
 				LSW_LOG(WARNING, "PFC storm restored on %s queue %u (priority %u)",
@@ -202,25 +206,27 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	}
 	sw->wd_brs_active = wd->big_red_switch;
 	if (n_changes + n_ended) {
-		struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+		struct lsw_snapshot *conf = lsw_snapshot_build(sw);
 		if (conf != NULL)
 			lsw_snapshot_publish(sw, conf);
 	}
 	if (n_ended) {
-		lsw_stats_mmu_raw(sw, v);
+		free(v); /* what the workers counted until they stopped acting on it */
+		if ((v = lsw_stats_buffer(sw, true)) == NULL)
+			goto out;
 		for (unsigned int i = 0; i < n_ended; i++) {
 			uint16_t p = ended[i] >> 8;
 			uint8_t q = (uint8_t)ended[i];
 			struct lsw_wd_stats *st = &sw->wds[p][q];
-			uint64_t cur[4];
-			storm_counters(sw, v, p, st->prio, q, cur);
-			for (int k = 0; k < 4; k++) {
+			uint64_t cur[LSW_WD_CTR_MAX];
+			lsw_pfcwd_counters(sw, v, p, st->prio, q, cur);
+			for (int k = 0; k < LSW_WD_CTR_MAX; k++) {
 				st->last[k] = cur[k] - st->base[k];
 				st->total[k] += st->last[k];
 			}
 		}
 	}
 out:
-	rte_free(v);
-	rte_free(sum);
+	free(v);
+	free(sum);
 }

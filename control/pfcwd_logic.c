@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <rte_common.h>
-#include "lsw/pfcwd.h"
+#include "pfcwd.h"
 
 enum lsw_wd_event
 lsw_pfcwd_step(struct lsw_wd_queue *q, const struct lsw_wd_sample *s, uint64_t now_ns,

@@ -222,7 +222,7 @@ lsw_ports_poll_link(struct lsw_switch *sw, uint64_t now_ns)
 		}
 	}
 	if (changed) {
-		struct lsw_dp_conf *conf = lsw_snapshot_build(sw);
+		struct lsw_snapshot *conf = lsw_snapshot_build(sw);
 		if (conf != NULL)
 			lsw_snapshot_publish(sw, conf);
 	}
@@ -240,7 +240,7 @@ lsw_port_set_mtu(struct lsw_switch *sw, uint16_t port, uint16_t mtu)
 {
 	struct lsw_port_conf *pc = &sw->cfg->port[port];
 	uint16_t id = sw->port[port].port_id, old = pc->mtu;
-	struct lsw_dp_conf *conf;
+	struct lsw_snapshot *conf;
 	int rc;
 
 	if (strcmp(sw->port[port].driver, "net_tap") == 0) {

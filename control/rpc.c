@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,10 @@ cmp_methods(const void *a, const void *b)
 void
 lsw_rpc_register(const struct lsw_rpc_method *m)
 {
-	if (n_methods == MAX_METHODS || lsw_rpc_method_find(m->name) != NULL) {
-		fprintf(stderr, "lsw: RPC method %s registered twice or table full\n", m->name);
+	if (n_methods == MAX_METHODS || lsw_rpc_method_find(m->name) != NULL ||
+	    m->args_size > LSW_RPC_ARGS_MAX || (m->params != NULL && m->args_size == 0)) {
+		fprintf(stderr, "lsw: RPC method %s registered twice, table full, or its args "
+			"do not fit\n", m->name);
 		abort();
 	}
 	methods[n_methods++] = m;
@@ -62,35 +65,62 @@ lsw_rpc_fail(struct lsw_rpc_error *e, int code, const char *fmt, ...)
 	va_end(ap);
 }
 
-bool
-lsw_rpc_params_check(json_t *params, const char *const *allowed, struct lsw_rpc_error *e)
+json_t *
+lsw_rpc_invalid(struct lsw_rpc_error *e)
 {
-	if (lsw_jv_object(params, "$.params", allowed, &e->errs))
-		return true;
 	lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
+	return NULL;
+}
+
+json_t *
+lsw_rpc_nomem(struct lsw_rpc_error *e)
+{
+	lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
+	return NULL;
+}
+
+bool
+lsw_rpc_port_param(const struct lsw_switch *sw, json_t *v, const char *path, int *port,
+		   struct lsw_errs *errs)
+{
+	const char *name;
+
+	if (!lsw_jv_str(v, path, LSW_NAME_LEN, &name, errs))
+		return false;
+	*port = lsw_config_port_index(sw->cfg, name);
+	if (*port >= 0)
+		return true;
+	lsw_errs_add(errs, path, "no port named '%s'", name);
 	return false;
 }
 
-int
-lsw_rpc_port_param(struct lsw_switch *sw, json_t *params, bool required,
-		   struct lsw_rpc_error *e)
+bool
+lsw_rpc_port_field(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+		   struct lsw_errs *errs)
 {
-	json_t *v = json_object_get(params, "port");
-	const char *name;
-	int idx;
+	return lsw_rpc_port_param(ctx, v, path, (int *)((char *)out + f->off), errs);
+}
 
-	if (v == NULL) {
-		if (!required)
-			return -1;
-		lsw_errs_add(&e->errs, "$.params.port", "required: a port name");
-	} else if (lsw_jv_str(v, "$.params.port", LSW_NAME_LEN, &name, &e->errs)) {
-		idx = lsw_config_port_index(sw->cfg, name);
-		if (idx >= 0)
-			return idx;
-		lsw_errs_add(&e->errs, "$.params.port", "no port named '%s'", name);
-	}
-	lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-	return -2;
+static const struct lsw_field port_rows[] = {
+	LSW_RPC_PORT_ROW(struct lsw_rpc_port_args, port),
+};
+const struct lsw_fields lsw_rpc_port_params = LSW_FIELDS(port_rows);
+
+json_t *
+lsw_rpc_call(struct lsw_switch *sw, const struct lsw_rpc_method *m, json_t *params,
+	     struct lsw_rpc_error *e)
+{
+	static const struct lsw_fields none = {NULL, 0};
+	const struct lsw_fields *rows = m->params ? m->params : &none;
+	/* Every args struct fits (lsw_rpc_register checks); aligned for any member. */
+	_Alignas(max_align_t) unsigned char args[LSW_RPC_ARGS_MAX];
+
+	memset(args, 0, m->args_size);
+	lsw_decode_defaults(rows, args);
+	if (!lsw_decode(params, "$.params", rows, args, sw, NULL, &e->errs) ||
+	    e->errs.n != 0)
+		return lsw_rpc_invalid(e);
+	return m->fn(sw, args, e);
 }
 
 json_t *
@@ -154,7 +184,7 @@ handle_one(struct lsw_switch *sw, json_t *req)
 			     "parameters");
 	} else {
 		json_t *p = params ? json_incref(params) : json_object();
-		result = m->fn(sw, p, &e);
+		result = lsw_rpc_call(sw, m, p, &e);
 		json_decref(p);
 	}
 	if (id == NULL) { /* a notification gets no answer, not even an error */
@@ -191,28 +221,31 @@ lsw_rpc_handle(struct lsw_switch *sw, json_t *req)
 }
 
 static json_t *
-rpc_methods(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+rpc_methods(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
+	char params[512];
 	json_t *a;
 
 	RTE_SET_USED(sw);
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	a = json_array();
-	for (size_t i = 0; i < n_methods; i++)
+	for (size_t i = 0; i < n_methods; i++) {
+		params[0] = '\0';
+		if (methods[i]->params != NULL)
+			lsw_decode_doc(methods[i]->params, params, sizeof(params));
+		/* Every method is safe while forwarding: the main lcore serves them while the
+		 * workers run (struct lsw_rpc_method). */
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b}", "name", methods[i]->name,
 						   "description", methods[i]->summary, "params",
-						   methods[i]->params, "safe_while_forwarding",
-						   methods[i]->safe_while_forwarding));
+						   params, "safe_while_forwarding", true));
+	}
 	return a;
 }
 
 static const struct lsw_rpc_method m_rpc_methods = {
 	.name = "rpc.methods",
 	.summary = "List every method with a one-line description and its params",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = rpc_methods,
 };
 LSW_RPC_REGISTER(m_rpc_methods)

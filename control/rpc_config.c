@@ -7,20 +7,16 @@
 #include "switch.h"
 
 static json_t *
-config_get(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+config_get(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
-
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	return json_deep_copy(sw->cfg->doc);
 }
 
 static const struct lsw_rpc_method m_config_get = {
 	.name = "config.get",
 	.summary = "The running configuration, in the shape of the configuration file",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = config_get,
 };
 LSW_RPC_REGISTER(m_config_get)
@@ -46,22 +42,16 @@ candidate(struct lsw_switch *sw, json_t *patch, struct lsw_rpc_error *e)
 }
 
 /* params.config: the partial config of config.validate and config.set. */
-static json_t *
-config_param(json_t *params, struct lsw_rpc_error *e)
-{
-	static const char *const allowed[] = {"config", NULL};
-	json_t *patch;
+struct patch_args {
+	json_t *config;
+};
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	patch = json_object_get(params, "config");
-	if (json_is_object(patch))
-		return patch;
-	lsw_errs_add(&e->errs, "$.params.config", "required: an object of tables (a partial "
-		     "config; null removes a key)");
-	lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-	return NULL;
-}
+static const struct lsw_field patch_rows[] = {
+	{.name = "config", .type = LSW_F_OBJECT, LSW_AT(struct patch_args, config),
+	 .required = "an object of tables (a partial config; null removes a key)",
+	 .doc = "object (tables; null deletes)"},
+};
+static const struct lsw_fields patch_params = LSW_FIELDS(patch_rows);
 
 json_t *
 lsw_rpc_config_apply(struct lsw_switch *sw, json_t *patch, struct lsw_rpc_error *e)
@@ -86,10 +76,9 @@ lsw_rpc_config_apply(struct lsw_switch *sw, json_t *patch, struct lsw_rpc_error 
 }
 
 static json_t *
-config_validate(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+config_validate(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	json_t *patch = config_param(params, e);
-	struct lsw_config *n = patch ? candidate(sw, patch, e) : NULL;
+	struct lsw_config *n = candidate(sw, ((const struct patch_args *)args)->config, e);
 
 	if (n == NULL)
 		return NULL;
@@ -100,60 +89,68 @@ config_validate(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_config_validate = {
 	.name = "config.validate",
 	.summary = "Check a partial config merged over the running one, without applying it",
-	.params = "config: object (tables; null deletes)",
-	.safe_while_forwarding = true,
+	.params = &patch_params,
+	.args_size = sizeof(struct patch_args),
 	.fn = config_validate,
 };
 LSW_RPC_REGISTER(m_config_validate)
 
 static json_t *
-config_set(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+config_set(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	json_t *patch = config_param(params, e);
-
-	return patch ? lsw_rpc_config_apply(sw, patch, e) : NULL;
+	return lsw_rpc_config_apply(sw, ((const struct patch_args *)args)->config, e);
 }
 
 static const struct lsw_rpc_method m_config_set = {
 	.name = "config.set",
 	.summary = "Apply a partial config (merged, validated whole, published under RCU)",
-	.params = "config: object (tables; null deletes)",
-	.safe_while_forwarding = true,
+	.params = &patch_params,
+	.args_size = sizeof(struct patch_args),
 	.fn = config_set,
 };
 LSW_RPC_REGISTER(m_config_set)
 
-/* params.path: absolute, default the file lsw started with. NULL with @e set. */
-static const char *
-path_param(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
-{
-	static const char *const allowed[] = {"path", NULL};
-	json_t *v = json_object_get(params, "path");
-	const char *path = sw->config_path;
+/* params.path of config.save and config.diff: absolute, default the file lsw started with
+ * (NULL here). */
+struct path_args {
+	const char *path;
+};
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if (v != NULL && !lsw_jv_str(v, "$.params.path", PATH_MAX - 32, &path, &e->errs)) {
-		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-		return NULL;
-	}
-	if (path[0] != '/') {
-		lsw_errs_add(&e->errs, "$.params.path", "an absolute path, please (lsw's working "
-			     "directory is not the client's)");
-		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-		return NULL;
-	}
-	return path;
+static bool
+path_param(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	   struct lsw_errs *errs)
+{
+	const char **p = (const char **)((char *)out + f->off);
+
+	RTE_SET_USED(ctx);
+	if (!lsw_jv_str(v, path, PATH_MAX - 32, p, errs))
+		return false;
+	if ((*p)[0] == '/')
+		return true;
+	lsw_errs_add(errs, path, "an absolute path, please (lsw's working directory is not "
+		     "the client's)");
+	return false;
 }
 
+static const struct lsw_field save_rows[] = {
+	{.name = "path", .type = LSW_F_CUSTOM, .off = offsetof(struct path_args, path),
+	 .fn = path_param, .doc = "string (absolute; default the file lsw started with)"},
+};
+static const struct lsw_fields save_params = LSW_FIELDS(save_rows);
+
+static const struct lsw_field diff_rows[] = {
+	{.name = "path", .type = LSW_F_CUSTOM, .off = offsetof(struct path_args, path),
+	 .fn = path_param, .doc = "string (absolute)"},
+};
+static const struct lsw_fields diff_params = LSW_FIELDS(diff_rows);
+
 static json_t *
-config_save(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+config_save(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	const char *path = path_param(sw, params, e);
+	const char *given = ((const struct path_args *)args)->path;
+	const char *path = given ? given : sw->config_path;
 	char err[PATH_MAX + 128];
 
-	if (path == NULL)
-		return NULL;
 	if (lsw_config_save(sw->cfg->doc, path, err, sizeof(err)) != 0) {
 		lsw_rpc_fail(e, LSW_RPC_ERR_IO, "%.150s", err);
 		return NULL;
@@ -164,21 +161,20 @@ config_save(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_config_save = {
 	.name = "config.save",
 	.summary = "Write the running config to a file, atomically (temp, fsync, rename)",
-	.params = "path?: string (absolute; default the file lsw started with)",
-	.safe_while_forwarding = true,
+	.params = &save_params,
+	.args_size = sizeof(struct path_args),
 	.fn = config_save,
 };
 LSW_RPC_REGISTER(m_config_save)
 
 static json_t *
-config_diff(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+config_diff(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	const char *path = path_param(sw, params, e);
+	const char *given = ((const struct path_args *)args)->path;
+	const char *path = given ? given : sw->config_path;
 	char err[PATH_MAX + 256];
 	json_t *file;
 
-	if (path == NULL)
-		return NULL;
 	file = lsw_config_read(path, err, sizeof(err));
 	if (file == NULL) {
 		lsw_rpc_fail(e, LSW_RPC_ERR_IO, "%.150s", err);
@@ -193,8 +189,8 @@ static const struct lsw_rpc_method m_config_diff = {
 	.name = "config.diff",
 	.summary = "What the running config changed from a file (default: the one lsw started "
 		   "with)",
-	.params = "path?: string (absolute)",
-	.safe_while_forwarding = true,
+	.params = &diff_params,
+	.args_size = sizeof(struct path_args),
 	.fn = config_diff,
 };
 LSW_RPC_REGISTER(m_config_diff)

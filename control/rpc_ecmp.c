@@ -2,13 +2,9 @@
 /* ecmp.groups and ecmp.stats: next-hop groups, their modes, members and counters. */
 #include <rte_cycles.h>
 #include "jsonv.h"
-#include "fib.h"
+#include "fibctl.h"
 #include "rpc.h"
 #include "switch.h"
-
-static const char *const field_names[] = {
-	"SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT", "IP_PROTOCOL", "ROCE_DEST_QP",
-};
 
 /* Each FORWARD group once, through the static route that made it. */
 #define FOR_EACH_GROUP(sw, r) \
@@ -26,9 +22,9 @@ group_json(struct lsw_switch *sw, const struct lsw_route *r)
 	json_t *fields = json_array();
 
 	lsw_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->plen);
-	for (unsigned int i = 0; i < RTE_DIM(field_names); i++)
+	for (unsigned int i = 0; lsw_hash_field_names[i] != NULL; i++)
 		if (f >> i & 1)
-			json_array_append_new(fields, json_string(field_names[i]));
+			json_array_append_new(fields, json_string(lsw_hash_field_names[i]));
 	return json_pack("{s:s, s:i, s:s, s:o, s:I, s:I, s:I, s:b, s:i, s:I}", "prefix", pfx,
 			 "group_id", (int)r->value, "mode", lsw_ecmp_mode_names[gc->mode],
 			 "hash_fields", fields, "seed", (json_int_t)gc->seed,
@@ -49,13 +45,12 @@ member_json(struct lsw_switch *sw, uint32_t nh_id)
 }
 
 static json_t *
-ecmp_groups(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+ecmp_groups(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
-	const struct lsw_ecmp_config *ec = &sw->cfg->ecmp;
+	const struct lsw_ecmp_conf *ec = &sw->cfg->ecmp;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	json_t *groups = json_array();
 	FOR_EACH_GROUP(sw, r) {
 		const struct lsw_nhg *g = sw->fibc->fib->group[r->value];
@@ -78,8 +73,6 @@ ecmp_groups(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_ecmp_groups = {
 	.name = "ecmp.groups",
 	.summary = "Next-hop groups: prefix, mode and settings, members; the quality settings",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = ecmp_groups,
 };
 LSW_RPC_REGISTER(m_ecmp_groups)
@@ -87,15 +80,15 @@ LSW_RPC_REGISTER(m_ecmp_groups)
 /* Flowlet entries per member in use now (seen within the inactivity time; any, for fixed).
  * Read while the workers write them: a count of the moment, not a counter. */
 static void
-active_flowlets(const struct lsw_switch *sw, const struct lsw_ecmp_grp *g, uint8_t n,
+active_flowlets(const struct lsw_switch *sw, const struct lsw_ecmp_grp_dp *g, uint8_t n,
 		uint64_t *out)
 {
 	uint64_t now = rte_rdtsc();
 
 	for (uint16_t w = 0; w < sw->dp.n_workers && g->tbl[w] != NULL; w++)
 		for (uint32_t i = 0; i <= g->mask; i++) {
-			uint64_t last = __atomic_load_n(&g->tbl[w][i].last, __ATOMIC_RELAXED);
-			uint8_t m = g->tbl[w][i].member;
+			uint64_t last = lsw_load_relaxed(&g->tbl[w][i].last);
+			uint8_t m = lsw_load_relaxed(&g->tbl[w][i].member);
 			if (last != 0 && m < n && (g->mode == LSW_ECMP_FIXED ||
 						   now - last <= g->inactivity))
 				out[m]++;
@@ -106,45 +99,64 @@ static json_t *
 port_quality(struct lsw_switch *sw, uint16_t port)
 {
 	const struct lsw_ecmp_sig *s = &sw->dp.ecmp_sig[port];
-	const struct lsw_ecmp_config *ec = &sw->cfg->ecmp;
+	const struct lsw_ecmp_conf *ec = &sw->cfg->ecmp;
 	double full = (double)sw->port[port].speed * ec->sample_us / 8;
 	json_t *paused = json_array();
-	uint8_t pq = __atomic_load_n(&s->paused, __ATOMIC_RELAXED);
+	uint8_t pq = lsw_load_relaxed(&s->paused);
 
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if (pq >> q & 1)
 			json_array_append_new(paused, json_integer(q));
+	const double load = (double)(lsw_load_relaxed(&s->load) >> LSW_ECMP_FIX);
+
 	return json_pack("{s:b, s:i, s:i, s:i, s:f, s:I, s:o}",
 			 /* the workers' view: ECMP leaves out members whose port is down */
 			 "live", !(sw->dp.conf->ecmp_down >> port & 1),
-			 "quality", __atomic_load_n(&s->quality, __ATOMIC_RELAXED),
-			 "load_level", __atomic_load_n(&s->load_level, __ATOMIC_RELAXED),
-			 "queue_level", __atomic_load_n(&s->queue_level, __ATOMIC_RELAXED),
-			 "load_percent", full > 0 ? (double)(s->load >> LSW_ECMP_FIX) * 100 / full : 0,
-			 "queue_bytes", (json_int_t)(s->queue >> LSW_ECMP_FIX),
+			 "quality", lsw_load_relaxed(&s->quality),
+			 "load_level", lsw_load_relaxed(&s->load_level),
+			 "queue_level", lsw_load_relaxed(&s->queue_level),
+			 "load_percent", full > 0 ? load * 100 / full : 0,
+			 "queue_bytes", (json_int_t)(lsw_load_relaxed(&s->queue) >> LSW_ECMP_FIX),
 			 "paused_queues", paused);
 }
 
-static json_t *
-ecmp_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
-{
-	static const char *const allowed[] = {"prefix", NULL};
-	json_t *v = json_object_get(params, "prefix");
-	uint32_t want = 0;
-	uint8_t want_len = 0;
+/* ecmp.stats's params: one group, by its route's prefix (all when none). */
+struct group_args {
+	const char *prefix;     /* as given; NULL: every group */
+	uint32_t ip;
+	uint8_t plen;
+};
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if (v != NULL && (!json_is_string(v) ||
-			  !lsw_parse_prefix(json_string_value(v), &want, &want_len))) {
-		lsw_errs_add(&e->errs, "$.params.prefix", "expected A.B.C.D/LEN");
-		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-		return NULL;
+static bool
+prefix_param(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	     struct lsw_errs *errs)
+{
+	struct group_args *a = out;
+
+	RTE_SET_USED(f);
+	RTE_SET_USED(ctx);
+	if (!json_is_string(v) || !lsw_parse_prefix(json_string_value(v), &a->ip, &a->plen)) {
+		lsw_errs_add(errs, path, "expected A.B.C.D/LEN");
+		return false;
 	}
+	a->prefix = json_string_value(v);
+	return true;
+}
+
+static const struct lsw_field group_rows[] = {
+	{.name = "prefix", .type = LSW_F_CUSTOM, .fn = prefix_param,
+	 .doc = "string (A.B.C.D/LEN)"},
+};
+static const struct lsw_fields group_params = LSW_FIELDS(group_rows);
+
+static json_t *
+ecmp_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
+{
+	const struct group_args *a = args;
 	json_t *groups = json_array();
 	bool found = false;
 	FOR_EACH_GROUP(sw, r) {
-		if (v != NULL && (r->prefix != want || r->plen != want_len))
+		if (a->prefix != NULL && (r->prefix != a->ip || r->plen != a->plen))
 			continue;
 		found = true;
 		const struct lsw_nhg *g = sw->fibc->fib->group[r->value];
@@ -156,24 +168,22 @@ ecmp_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		for (unsigned int i = 0; i < g->n; i++) {
 			json_t *m = member_json(sw, g->member[i]);
 			json_object_update_new(m, port_quality(sw, sw->fibc->fib->nh[g->member[i]].port));
-			json_object_update_new(m, json_pack(
-				"{s:I, s:I, s:I, s:I, s:I, s:I}",
-				"PACKETS", (json_int_t)c.tx[i].pkts, "BYTES", (json_int_t)c.tx[i].bytes,
-				"FLOWLETS", (json_int_t)c.flowlets[i],
-				"PATH_REASSIGNMENTS", (json_int_t)c.reassign[i],
-				"REBALANCES", (json_int_t)c.rebalance[i],
-				"active_flowlets", (json_int_t)active[i]));
+			const struct lsw_ecmp_member_ctr *mc = &c.member[i];
+#define MEMBER_CTR(name, f) \
+			json_object_set_new(m, #name, json_integer((json_int_t)mc->f));
+			LSW_FOREACH_ECMP_MEMBER_CTR(MEMBER_CTR)
+#undef MEMBER_CTR
+			json_object_set_new(m, "active_flowlets",
+					    json_integer((json_int_t)active[i]));
 			json_array_append_new(ms, m);
 		}
 		json_object_set_new(o, "members", ms);
 		json_array_append_new(groups, o);
 	}
-	if (v != NULL && !found) {
-		lsw_errs_add(&e->errs, "$.params.prefix", "no ECMP group for %s",
-			     json_string_value(v));
-		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
+	if (a->prefix != NULL && !found) {
+		lsw_errs_add(&e->errs, "$.params.prefix", "no ECMP group for %s", a->prefix);
 		json_decref(groups);
-		return NULL;
+		return lsw_rpc_invalid(e);
 	}
 	return json_pack("{s:o}", "groups", groups);
 }
@@ -182,8 +192,8 @@ static const struct lsw_rpc_method m_ecmp_stats = {
 	.name = "ecmp.stats",
 	.summary = "Per group member: packets, bytes, quality, load, queue, PFC pause, flowlets, "
 		   "reassignments",
-	.params = "prefix?: string (A.B.C.D/LEN)",
-	.safe_while_forwarding = true,
+	.params = &group_params,
+	.args_size = sizeof(struct group_args),
 	.fn = ecmp_stats,
 };
 LSW_RPC_REGISTER(m_ecmp_stats)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* pfc.stats and pfcwd.stats. SAI's SAI_PORT_STAT_PFC_n_* and SONiC's PFC_WD_QUEUE_STATS_*. */
 #include <rte_cycles.h>
-#include <rte_malloc.h>
+#include <stdlib.h>
 #include "rpc.h"
 #include "switch.h"
 
@@ -14,23 +14,35 @@ pfc_port_json(struct lsw_switch *sw, const struct lsw_lcore_counters *sum, uint1
 	const double us = 1e6 / (double)sw->dp.tsc_hz;
 	json_t *prios = json_object();
 
+	static const char *const names[LSW_PFC_CTR_MAX] = {
+#define PFC_NAME(name, f) [LSW_PFC_##name] = #name,
+		LSW_FOREACH_PFC_CTR(PFC_NAME)
+#undef PFC_NAME
+	};
+
 	for (int n = 0; n < 8; n++) {
+		const uint64_t v[LSW_PFC_CTR_MAX] = {
+#define PFC_VALUE(name, f) [LSW_PFC_##name] = pc->f[n],
+			LSW_FOREACH_PFC_CTR(PFC_VALUE)
+#undef PFC_VALUE
+		};
 		char k[40];
 		bool paused, pausing;
-		/* A pause still running counts so far. */
-		uint64_t rx = pc->rx_pause_ticks[n] + lsw_pfc_rx_running(pf, n, now_tsc, &paused);
-		uint64_t tx = pc->tx_pause_ticks[n] + lsw_pfc_tx_running(pf, n, now_tsc, &pausing);
+		/* Durations in microseconds, a pause still running counted so far. */
+		uint64_t rx = v[LSW_PFC_RX_PAUSE_DURATION_US] +
+			      lsw_pfc_rx_running(pf, n, now_tsc, &paused);
+		uint64_t tx = v[LSW_PFC_TX_PAUSE_DURATION_US] +
+			      lsw_pfc_tx_running(pf, n, now_tsc, &pausing);
 		json_t *o = json_object();
-		snprintf(k, sizeof(k), "PFC_%d_RX_PKTS", n);
-		json_object_set_new(o, k, json_integer((json_int_t)pc->rx_pkts[n]));
-		snprintf(k, sizeof(k), "PFC_%d_TX_PKTS", n);
-		json_object_set_new(o, k, json_integer((json_int_t)pc->tx_pkts[n]));
-		snprintf(k, sizeof(k), "PFC_%d_ON2OFF_RX_PKTS", n);
-		json_object_set_new(o, k, json_integer((json_int_t)pc->on2off_rx[n]));
-		snprintf(k, sizeof(k), "PFC_%d_RX_PAUSE_DURATION_US", n);
-		json_object_set_new(o, k, json_integer((json_int_t)((double)rx * us)));
-		snprintf(k, sizeof(k), "PFC_%d_TX_PAUSE_DURATION_US", n);
-		json_object_set_new(o, k, json_integer((json_int_t)((double)tx * us)));
+		for (int i = 0; i < LSW_PFC_CTR_MAX; i++) {
+			uint64_t x = v[i];
+			if (i == LSW_PFC_RX_PAUSE_DURATION_US)
+				x = (uint64_t)((double)rx * us);
+			else if (i == LSW_PFC_TX_PAUSE_DURATION_US)
+				x = (uint64_t)((double)tx * us);
+			snprintf(k, sizeof(k), "PFC_%d_%s", n, names[i]);
+			json_object_set_new(o, k, json_integer((json_int_t)x));
+		}
 		json_object_set_new(o, "rx_paused", json_boolean(paused));
 		json_object_set_new(o, "tx_pausing", json_boolean(pausing));
 		snprintf(k, sizeof(k), "%d", n);
@@ -46,64 +58,46 @@ pfc_port_json(struct lsw_switch *sw, const struct lsw_lcore_counters *sum, uint1
 }
 
 static json_t *
-pfc_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+pfc_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {"port", NULL};
-	int port;
+	const int port = ((const struct lsw_rpc_port_args *)args)->port;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
-		return NULL;
-	struct lsw_lcore_counters *sum = rte_malloc("lsw_pfc_sum", sizeof(*sum), 0);
-	if (sum == NULL) {
-		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
-		return NULL;
-	}
-	lsw_stats_sum(sw, sum);
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, false);
+	if (sum == NULL)
+		return lsw_rpc_nomem(e);
 	uint64_t now = rte_rdtsc();
 	json_t *ports = json_object();
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
 		if (port < 0 || p == port)
 			json_object_set_new(ports, sw->cfg->port[p].name,
 					    pfc_port_json(sw, sum, p, now));
-	rte_free(sum);
+	free(sum);
 	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
 }
 
 static const struct lsw_rpc_method m_pfc_stats = {
 	.name = "pfc.stats",
 	.summary = "PFC per port and priority: frames sent and received, pause durations",
-	.params = "port?: string",
-	.safe_while_forwarding = true,
+	.params = &lsw_rpc_port_params,
+	.args_size = sizeof(struct lsw_rpc_port_args),
 	.fn = pfc_stats,
 };
 LSW_RPC_REGISTER(m_pfc_stats)
 
 static json_t *
-pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+pfcwd_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {"port", NULL};
-	static const char *const actions[] = {"drop", "forward", "alert"};
-	static const char *const names[4] = {"TX_PACKETS", "TX_DROPPED_PACKETS", "RX_PACKETS",
-					     "RX_DROPPED_PACKETS"};
+	const int port = ((const struct lsw_rpc_port_args *)args)->port;
 	const struct lsw_config *c = sw->cfg;
-	int port;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
-		return NULL;
-	struct lsw_mmu_lcore *v = rte_malloc("lsw_wd_rpc", sizeof(*v), 0);
-	if (v == NULL) {
-		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
-		return NULL;
-	}
-	lsw_stats_mmu_raw(sw, v); /* storm counters are differences since the storm began */
+	/* Raw: storm counters are differences since the storm began. */
+	struct lsw_buffer_lcore *v = lsw_stats_buffer(sw, true);
+	if (v == NULL)
+		return lsw_rpc_nomem(e);
 	json_t *ports = json_object();
 	for (uint16_t p = 0; p < c->n_ports; p++) {
-		const struct lsw_port_qos *pq = &c->qos.port[p];
-		const struct lsw_pfcwd_port *wp = &c->qos.wd.port[p];
+		const struct lsw_port_qos_conf *pq = &c->qos.port[p];
+		const struct lsw_pfcwd_port_conf *wp = &c->qos.wd.port[p];
 		if ((port >= 0 && p != port) || !pq->pfcwd_enable)
 			continue;
 		json_t *queues = json_object();
@@ -114,25 +108,24 @@ pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 				    .v[prio];
 			const struct lsw_wd_queue *wq = &sw->wdq[p][q];
 			const struct lsw_wd_stats *st = &sw->wds[p][q];
-			uint64_t cur[4], pg = c->qos.map[LSW_MAP_PFC_TO_PG][pq->map[LSW_MAP_PFC_TO_PG]]
-					      .v[prio];
-			cur[0] = v->q_tx_pkts[p][q];
-			cur[1] = v->wd_tx_drops[p][q];
-			cur[2] = v->pg_pkts[p][pg] + v->wd_rx_drops[p][q];
-			cur[3] = v->wd_rx_drops[p][q];
+			uint64_t cur[LSW_WD_CTR_MAX];
+			lsw_pfcwd_counters(sw, v, p, prio, q, cur);
 			bool stormed = wq->state == LSW_WD_STORMED;
 			json_t *o = json_pack("{s:s, s:i, s:I, s:I, s:s}",
-				"PFC_WD_STATUS", stormed ? "stormed" : "operational", "priority", prio,
+				"PFC_WD_STATUS", lsw_wd_state_names[wq->state], "priority", prio,
 				"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", (json_int_t)wq->detected,
 				"PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED", (json_int_t)wq->restored,
-				"action", actions[stormed ? st->action : wp->action]);
-			for (int i = 0; i < 4; i++) {
+				"action",
+				lsw_pfcwd_action_names[stormed ? st->action : wp->action]);
+			for (int i = 0; i < LSW_WD_CTR_MAX; i++) {
 				char k[64];
 				/* While stormed, the running storm counts in both. */
 				uint64_t run = stormed ? cur[i] - st->base[i] : 0;
-				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s", names[i]);
+				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s",
+					 lsw_wd_ctr_names[i]);
 				json_object_set_new(o, k, json_integer((json_int_t)(st->total[i] + run)));
-				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s_LAST", names[i]);
+				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s_LAST",
+					 lsw_wd_ctr_names[i]);
 				json_object_set_new(o, k, json_integer((json_int_t)(stormed ? run :
 										    st->last[i])));
 			}
@@ -144,7 +137,7 @@ pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 			"detection_time", wp->detection_ms, "restoration_time", wp->restoration_ms,
 			"start_default", wp->defaulted, "queues", queues));
 	}
-	rte_free(v);
+	free(v);
 	return json_pack("{s:i, s:b, s:o}", "poll_interval", c->qos.wd.poll_ms,
 			 "big_red_switch", c->qos.wd.big_red_switch, "ports", ports);
 }
@@ -152,8 +145,8 @@ pfcwd_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_pfcwd_stats = {
 	.name = "pfcwd.stats",
 	.summary = "PFC watchdog per watched queue: status, storms, packets and drops",
-	.params = "port?: string",
-	.safe_while_forwarding = true,
+	.params = &lsw_rpc_port_params,
+	.args_size = sizeof(struct lsw_rpc_port_args),
 	.fn = pfcwd_stats,
 };
 LSW_RPC_REGISTER(m_pfcwd_stats)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* port.list, port.stats, port.set */
+#include <stdlib.h>
 #include "jsonv.h"
 #include "rpc.h"
 #include "switch.h"
@@ -26,12 +27,10 @@ port_json(struct lsw_switch *sw, uint16_t i)
 }
 
 static json_t *
-port_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+port_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
-
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	json_t *a = json_array();
 	for (uint16_t i = 0; i < sw->cfg->n_ports; i++)
 		json_array_append_new(a, port_json(sw, i));
@@ -41,8 +40,6 @@ port_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_port_list = {
 	.name = "port.list",
 	.summary = "Ports: devargs, driver, MAC, MTU, speed, admin/oper status, lcore, addresses",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = port_list,
 };
 LSW_RPC_REGISTER(m_port_list)
@@ -79,55 +76,51 @@ port_stats_json(struct lsw_switch *sw, uint16_t p, const struct lsw_lcore_counte
 }
 
 static json_t *
-port_stats(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+port_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {"port", NULL};
-	struct lsw_lcore_counters sum;
-	int port;
+	const int port = ((const struct lsw_rpc_port_args *)args)->port;
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, false);
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if ((port = lsw_rpc_port_param(sw, params, false, e)) == -2)
-		return NULL;
-	lsw_stats_sum(sw, &sum);
+	if (sum == NULL)
+		return lsw_rpc_nomem(e);
 	json_t *ports = json_object();
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++)
 		if (port < 0 || p == port)
 			json_object_set_new(ports, sw->cfg->port[p].name,
-					    port_stats_json(sw, p, &sum));
+					    port_stats_json(sw, p, sum));
+	free(sum);
 	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
 }
 
 static const struct lsw_rpc_method m_port_stats = {
 	.name = "port.stats",
 	.summary = "Per-port counters (SAI names), drops by reason and the PMD's own counters",
-	.params = "port?: string",
-	.safe_while_forwarding = true,
+	.params = &lsw_rpc_port_params,
+	.args_size = sizeof(struct lsw_rpc_port_args),
 	.fn = port_stats,
 };
 LSW_RPC_REGISTER(m_port_stats)
 
-static json_t *
-port_set(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
-{
-	static const char *const allowed[] = {"port", "admin_status", NULL};
-	static const char *const states[] = {"down", "up", NULL};
-	unsigned int up;
+struct port_set_args {
 	int port;
-	json_t *v;
+	unsigned int up;        /* by lsw_admin_status_names */
+};
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if ((port = lsw_rpc_port_param(sw, params, true, e)) < 0)
-		return NULL;
-	v = json_object_get(params, "admin_status");
-	if (v == NULL)
-		lsw_errs_add(&e->errs, "$.params.admin_status", "required: up or down");
-	if (v == NULL || !lsw_jv_enum(v, "$.params.admin_status", states, &up, &e->errs)) {
-		lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-		return NULL;
-	}
-	struct lsw_dp_conf *next;
+static const struct lsw_field port_set_rows[] = {
+	LSW_RPC_PORT_ROW_REQUIRED(struct port_set_args, port),
+	{.name = "admin_status", .type = LSW_F_ENUM, LSW_AT(struct port_set_args, up),
+	 .choices = lsw_admin_status_names, .required = "up or down",
+	 .doc = "\"up\"|\"down\""},
+};
+static const struct lsw_fields port_set_params = LSW_FIELDS(port_set_rows);
+
+static json_t *
+port_set(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
+{
+	const struct port_set_args *a = args;
+	const int port = a->port;
+	const unsigned int up = a->up;
+	struct lsw_snapshot *next;
 	bool was = sw->cfg->port[port].admin_up;
 	lsw_port_set_admin(sw, (uint16_t)port, up == 1);
 	next = lsw_snapshot_build(sw);
@@ -140,15 +133,15 @@ port_set(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 	/* The running config document follows, so that what is reported stays true. */
 	json_t *pt = json_object_get(json_object_get(sw->cfg->doc, "PORT"),
 				     sw->cfg->port[port].name);
-	json_object_set_new(pt, "admin_status", json_string(states[up]));
+	json_object_set_new(pt, "admin_status", json_string(lsw_admin_status_names[up]));
 	return port_json(sw, (uint16_t)port);
 }
 
 static const struct lsw_rpc_method m_port_set = {
 	.name = "port.set",
 	.summary = "Set a port's admin status; workers get a new snapshot under RCU",
-	.params = "port: string, admin_status: \"up\"|\"down\"",
-	.safe_while_forwarding = true,
+	.params = &port_set_params,
+	.args_size = sizeof(struct port_set_args),
 	.fn = port_set,
 };
 LSW_RPC_REGISTER(m_port_set)

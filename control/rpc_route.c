@@ -1,24 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* route.list and neighbor.list */
 #include "jsonv.h"
-#include "fib.h"
+#include "fibctl.h"
 #include "rpc.h"
 #include "switch.h"
-
-static const char *const kind_names[] = {
-	[LSW_RT_CONNECTED] = "connected", [LSW_RT_LOCAL] = "local",
-	[LSW_RT_STATIC] = "static", [LSW_RT_NEIGH] = "neighbor",
-};
-static const char *const state_names[] = {
-	[LSW_NH_FREE] = "free", [LSW_NH_INCOMPLETE] = "incomplete",
-	[LSW_NH_LEARNED] = "learned", [LSW_NH_STATIC] = "static",
-};
 
 static json_t *
 nh_json(struct lsw_switch *sw, uint32_t id)
 {
 	const struct lsw_nh *nh = &sw->fibc->fib->nh[id];
-	uint64_t mac = __atomic_load_n(&nh->mac, __ATOMIC_RELAXED);
+	uint64_t mac = lsw_load_relaxed(&nh->mac);
 	char ip[16], m[24];
 	struct rte_ether_addr ea;
 
@@ -30,19 +21,18 @@ nh_json(struct lsw_switch *sw, uint32_t id)
 }
 
 static json_t *
-route_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+route_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	const struct lsw_fibctl *fc = sw->fibc;
 	char pfx[24];
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	json_t *a = json_array();
 	for (uint32_t i = 0; i < fc->n_routes; i++) {
 		const struct lsw_route *r = &fc->routes[i];
 		json_t *nhs = json_array();
-		const char *type = kind_names[r->kind];
+		const char *type = lsw_route_kind_names[r->kind];
 		lsw_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->plen);
 		if (r->value & LSW_FIB_NH_BIT) {
 			json_array_append_new(nhs, nh_json(sw, r->value & ~LSW_FIB_NH_BIT));
@@ -65,28 +55,25 @@ route_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_route_list = {
 	.name = "route.list",
 	.summary = "IPv4 routes: connected, local, static (ECMP members), neighbor host routes",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = route_list,
 };
 LSW_RPC_REGISTER(m_route_list)
 
 static json_t *
-neighbor_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+neighbor_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	const struct lsw_fibctl *fc = sw->fibc;
 	uint64_t now = lsw_now_ns();
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
+	RTE_SET_USED(e);
 	json_t *a = json_array();
 	for (uint32_t id = 0; id < LSW_MAX_NH; id++) {
 		const struct lsw_nh_meta *m = &fc->meta[id];
 		if (m->state == LSW_NH_FREE || m->state == LSW_NH_RECLAIM)
 			continue;
 		json_t *o = nh_json(sw, id);
-		json_object_set_new(o, "state", json_string(state_names[m->state]));
+		json_object_set_new(o, "state", json_string(lsw_nh_state_names[m->state]));
 		json_object_set_new(o, "age_s", m->state == LSW_NH_LEARNED ?
 				    json_real((double)(now - m->updated_ns) / 1e9) : json_null());
 		json_array_append_new(a, o);
@@ -97,8 +84,6 @@ neighbor_list(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_neighbor_list = {
 	.name = "neighbor.list",
 	.summary = "Neighbors (next hops): IP, port, MAC, static/learned/incomplete, age",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = neighbor_list,
 };
 LSW_RPC_REGISTER(m_neighbor_list)

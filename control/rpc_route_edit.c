@@ -11,32 +11,34 @@
 #include "rpc.h"
 #include "switch.h"
 
-/* A string param, or a list given as a string "a,b" or an array of strings: as "a,b". */
-static bool
-list_param(json_t *params, const char *name, bool required, char *out, size_t len,
-	   struct lsw_rpc_error *e)
-{
-	json_t *v = json_object_get(params, name), *x;
-	char path[LSW_PATH_LEN];
-	size_t i, n = 0;
+/* A list param, given as a string "a,b" or an array of strings: as "a,b". */
+struct list_param {
+	char text[1024];
+	bool given;
+};
 
-	lsw_path_key(path, "$.params", name);
-	out[0] = '\0';
-	if (v == NULL) {
-		if (required)
-			lsw_errs_add(&e->errs, path, "required");
-		return !required;
-	}
+static bool
+list_param(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	   struct lsw_errs *errs)
+{
+	struct list_param *l = (struct list_param *)((char *)out + f->off);
+	const size_t len = sizeof(l->text);
+	size_t i, n = 0;
+	json_t *x;
+
+	RTE_SET_USED(ctx);
+	l->given = true;
 	if (json_is_string(v)) {
 		if (json_string_length(v) < len) {
-			snprintf(out, len, "%s", json_string_value(v));
+			snprintf(l->text, len, "%s", json_string_value(v));
 			return true;
 		}
 	} else if (json_is_array(v) && json_array_size(v) > 0) {
 		json_array_foreach(v, i, x) {
 			if (!json_is_string(x))
 				break;
-			int k = snprintf(out + n, len - n, "%s%s", i ? "," : "", json_string_value(x));
+			int k = snprintf(l->text + n, len - n, "%s%s", i ? "," : "",
+					 json_string_value(x));
 			if (k < 0 || (size_t)k >= len - n)
 				break;
 			n += (size_t)k;
@@ -44,21 +46,43 @@ list_param(json_t *params, const char *name, bool required, char *out, size_t le
 		if (i == json_array_size(v))
 			return true;
 	}
-	lsw_errs_add(&e->errs, path, "expected a string or an array of strings (%zu bytes at "
-		     "most)", len - 1);
+	lsw_errs_add(errs, path, "expected a string or an array of strings (%zu bytes at most)",
+		     len - 1);
 	return false;
 }
 
-static bool
-bool_param(json_t *params, const char *name, bool *out, struct lsw_rpc_error *e)
-{
-	json_t *v = json_object_get(params, name);
-	char path[LSW_PATH_LEN];
+/* params.prefix: an IPv4 prefix without host bits. */
+struct prefix_param {
+	const char *text;       /* as given */
+	uint32_t ip;
+	uint8_t plen;
+};
 
-	*out = false;
-	lsw_path_key(path, "$.params", name);
-	return v == NULL || lsw_jv_bool(v, path, out, &e->errs);
+static bool
+prefix_param(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	     struct lsw_errs *errs)
+{
+	struct prefix_param *p = (struct prefix_param *)((char *)out + f->off);
+	const char *s;
+
+	RTE_SET_USED(ctx);
+	if (!lsw_jv_str(v, path, 32, &s, errs))
+		return false;
+	if (!lsw_parse_prefix(s, &p->ip, &p->plen)) {
+		lsw_errs_add(errs, path, "'%s' is not an IPv4 prefix", s);
+		return false;
+	}
+	if (p->ip & ~lsw_prefix_mask(p->plen)) {
+		lsw_errs_add(errs, path, "%s has host bits set", s);
+		return false;
+	}
+	p->text = s;
+	return true;
 }
+
+#define PREFIX_ROW(T) \
+	{.name = "prefix", .type = LSW_F_CUSTOM, .off = offsetof(T, prefix), .fn = prefix_param, \
+	 .required = "an IPv4 prefix, a.b.c.d/len", .doc = "string"}
 
 /* The key of @table (STATIC_ROUTE or ECMP) in the running config naming @prefix/@plen. */
 static const char *
@@ -77,36 +101,15 @@ route_key(struct lsw_switch *sw, const char *table, uint32_t prefix, uint8_t ple
 	return NULL;
 }
 
-/* params.prefix: parsed into @ip/@plen; its STATIC_ROUTE key, or NULL when there is none. */
-static bool
-prefix_param(struct lsw_switch *sw, json_t *params, uint32_t *ip, uint8_t *plen,
-	     const char **key, struct lsw_rpc_error *e)
+/* The ECMP entry of route @p goes too, if it has one: ECMP refuses an entry for a route
+ * without two next hops. */
+static void
+patch_ecmp_out(struct lsw_switch *sw, json_t *patch, const struct prefix_param *p)
 {
-	const char *s;
+	const char *ek = route_key(sw, "ECMP", p->ip, p->plen);
 
-	if (json_object_get(params, "prefix") == NULL) {
-		lsw_errs_add(&e->errs, "$.params.prefix", "required: an IPv4 prefix, a.b.c.d/len");
-		return false;
-	}
-	if (!lsw_jv_str(json_object_get(params, "prefix"), "$.params.prefix", 32, &s, &e->errs))
-		return false;
-	if (!lsw_parse_prefix(s, ip, plen)) {
-		lsw_errs_add(&e->errs, "$.params.prefix", "'%s' is not an IPv4 prefix", s);
-		return false;
-	}
-	if (*ip & ~lsw_prefix_mask(*plen)) {
-		lsw_errs_add(&e->errs, "$.params.prefix", "%s has host bits set", s);
-		return false;
-	}
-	*key = route_key(sw, "STATIC_ROUTE", *ip, *plen);
-	return true;
-}
-
-static json_t *
-invalid(struct lsw_rpc_error *e)
-{
-	lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-	return NULL;
+	if (ek != NULL)
+		json_object_set_new(patch, "ECMP", json_pack("{s:n}", ek));
 }
 
 static json_t *
@@ -118,176 +121,216 @@ apply(struct lsw_switch *sw, json_t *patch, struct lsw_rpc_error *e)
 	return r;
 }
 
-static json_t *
-route_add(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
-{
-	static const char *const allowed[] = {"prefix", "nexthop", "ifname", "blackhole",
-					      "replace", NULL};
-	char nh[1024], ifn[1024];
+struct route_args {
+	struct prefix_param prefix;
+	struct list_param nexthop, ifname;
 	bool blackhole, replace;
-	const char *key;
-	uint32_t ip;
-	uint8_t plen;
+};
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	bool ok = prefix_param(sw, params, &ip, &plen, &key, e);
-	ok &= bool_param(params, "blackhole", &blackhole, e);
-	ok &= bool_param(params, "replace", &replace, e);
-	ok &= list_param(params, "nexthop", !blackhole, nh, sizeof(nh), e);
-	ok &= list_param(params, "ifname", false, ifn, sizeof(ifn), e);
-	if (ok && key != NULL && !replace)
+#define AT(m) LSW_AT(struct route_args, m)
+static const struct lsw_field route_add_rows[] = {
+	PREFIX_ROW(struct route_args),
+	{.name = "nexthop", .type = LSW_F_CUSTOM, .off = offsetof(struct route_args, nexthop),
+	 .fn = list_param, .doc = "string|[string] (required unless blackhole: true)"},
+	{.name = "ifname", .type = LSW_F_CUSTOM, .off = offsetof(struct route_args, ifname),
+	 .fn = list_param, .doc = "string|[string]"},
+	{.name = "blackhole", .type = LSW_F_BOOL, AT(blackhole), .doc = "bool"},
+	{.name = "replace", .type = LSW_F_BOOL, AT(replace), .doc = "bool"},
+};
+#undef AT
+static const struct lsw_fields route_add_params = LSW_FIELDS(route_add_rows);
+
+static json_t *
+route_add(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
+{
+	const struct route_args *a = args;
+	const char *nh = a->nexthop.text, *ifn = a->ifname.text;
+	const char *key = route_key(sw, "STATIC_ROUTE", a->prefix.ip, a->prefix.plen);
+
+	if (!a->blackhole && !a->nexthop.given)
+		lsw_errs_add(&e->errs, "$.params.nexthop", "required");
+	else if (key != NULL && !a->replace)
 		lsw_errs_add(&e->errs, "$.params.prefix", "a route to %s exists (replace: true "
 			     "changes it)", key);
-	if (!ok || e->errs.n)
-		return invalid(e);
+	if (e->errs.n)
+		return lsw_rpc_invalid(e);
 	/* Every field is written, null for the absent ones: the entry replaces the old one
 	 * whole instead of merging into it. */
 	json_t *entry = json_pack("{s:o, s:o, s:o}",
 		"nexthop", nh[0] ? json_string(nh) : json_null(),
 		"ifname", ifn[0] ? json_string(ifn) : json_null(),
-		"blackhole", blackhole ? json_string("true") : json_null());
+		"blackhole", a->blackhole ? json_string("true") : json_null());
 	json_t *routes = json_object();
-	json_object_set_new(routes, key ? key : json_string_value(json_object_get(params,
-		"prefix")), entry);
+	json_object_set_new(routes, key ? key : a->prefix.text, entry);
 	json_t *patch = json_pack("{s:o}", "STATIC_ROUTE", routes);
 	/* Down to one next hop (or a blackhole): the group's ECMP entry has nothing to say. */
-	const char *ek = route_key(sw, "ECMP", ip, plen);
-	if (ek != NULL && (blackhole || strchr(nh, ',') == NULL))
-		json_object_set_new(patch, "ECMP", json_pack("{s:n}", ek));
+	if (a->blackhole || strchr(nh, ',') == NULL)
+		patch_ecmp_out(sw, patch, &a->prefix);
 	return apply(sw, patch, e);
 }
 
 static const struct lsw_rpc_method m_route_add = {
 	.name = "route.add",
 	.summary = "Add (or with replace, change) a static route, as config.set would",
-	.params = "prefix: string, nexthop: string|[string] (or blackhole: true), "
-		  "ifname?: string|[string], replace?: bool",
-	.safe_while_forwarding = true,
+	.params = &route_add_params,
+	.args_size = sizeof(struct route_args),
 	.fn = route_add,
 };
 LSW_RPC_REGISTER(m_route_add)
 
-static json_t *
-route_del(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
-{
-	static const char *const allowed[] = {"prefix", NULL};
-	const char *key;
-	uint32_t ip;
-	uint8_t plen;
+struct route_del_args {
+	struct prefix_param prefix;
+};
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if (!prefix_param(sw, params, &ip, &plen, &key, e))
-		return invalid(e);
+static const struct lsw_field route_del_rows[] = {
+	PREFIX_ROW(struct route_del_args),
+};
+static const struct lsw_fields route_del_params = LSW_FIELDS(route_del_rows);
+
+static json_t *
+route_del(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
+{
+	const struct prefix_param *p = &((const struct route_del_args *)args)->prefix;
+	const char *key = route_key(sw, "STATIC_ROUTE", p->ip, p->plen);
+
 	if (key == NULL) {
-		lsw_errs_add(&e->errs, "$.params.prefix", "no static route to %s",
-			     json_string_value(json_object_get(params, "prefix")));
-		return invalid(e);
+		lsw_errs_add(&e->errs, "$.params.prefix", "no static route to %s", p->text);
+		return lsw_rpc_invalid(e);
 	}
 	json_t *patch = json_pack("{s:{s:n}}", "STATIC_ROUTE", key);
-	/* The route's ECMP settings go with it (ECMP refuses entries for unknown routes). */
-	const char *ek = route_key(sw, "ECMP", ip, plen);
-	if (ek != NULL)
-		json_object_set_new(patch, "ECMP", json_pack("{s:n}", ek));
+	patch_ecmp_out(sw, patch, p);
 	return apply(sw, patch, e);
 }
 
 static const struct lsw_rpc_method m_route_del = {
 	.name = "route.del",
 	.summary = "Delete a static route (and its ECMP entry), as config.set would",
-	.params = "prefix: string",
-	.safe_while_forwarding = true,
+	.params = &route_del_params,
+	.args_size = sizeof(struct route_del_args),
 	.fn = route_del,
 };
 LSW_RPC_REGISTER(m_route_del)
 
-/* params.port and params.ip: the NEIGH key "PORT|IP" in @key, and whether it exists. */
-static bool
-neigh_key(struct lsw_switch *sw, json_t *params, char *key, size_t len, bool *exists,
-	  struct lsw_rpc_error *e)
-{
-	json_t *t = json_object_get(sw->cfg->doc, "NEIGH"), *v;
-	int port = lsw_rpc_port_param(sw, params, true, e);
-	const char *s, *k;
-	uint32_t ip, kip;
+/* params.ip: the neighbor's IPv4 address. */
+struct ip_param {
+	const char *text;       /* as given */
+	uint32_t ip;
+};
 
-	e->code = 0; /* the caller fails once with every error */
-	if (json_object_get(params, "ip") == NULL) {
-		lsw_errs_add(&e->errs, "$.params.ip", "required: the neighbor's IPv4 address");
+static bool
+ip_param(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	 struct lsw_errs *errs)
+{
+	struct ip_param *p = (struct ip_param *)((char *)out + f->off);
+	const char *s;
+
+	RTE_SET_USED(ctx);
+	if (!lsw_jv_str(v, path, 16, &s, errs))
+		return false;
+	if (!lsw_parse_ipv4(s, &p->ip)) {
+		lsw_errs_add(errs, path, "'%s' is not an IPv4 address", s);
 		return false;
 	}
-	if (!lsw_jv_str(json_object_get(params, "ip"), "$.params.ip", 16, &s, &e->errs))
-		return false;
-	if (!lsw_parse_ipv4(s, &ip)) {
-		lsw_errs_add(&e->errs, "$.params.ip", "'%s' is not an IPv4 address", s);
-		return false;
-	}
-	if (port < 0)
-		return false;
-	snprintf(key, len, "%s|%s", sw->cfg->port[port].name, s);
-	*exists = false;
-	json_object_foreach(t, k, v) {
-		const char *bar = strchr(k, '|');
-		size_t n = strlen(sw->cfg->port[port].name);
-		if (bar != NULL && (size_t)(bar - k) == n &&
-		    strncmp(k, sw->cfg->port[port].name, n) == 0 &&
-		    lsw_parse_ipv4(bar + 1, &kip) && kip == ip) {
-			snprintf(key, len, "%s", k);
-			*exists = true;
-		}
-	}
+	p->text = s;
 	return true;
 }
 
-static json_t *
-neighbor_add(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+/* params.mac: checked, and kept as the client wrote it for the NEIGH entry. */
+static bool
+mac_param(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	  struct lsw_errs *errs)
 {
-	static const char *const allowed[] = {"port", "ip", "mac", "replace", NULL};
-	char key[LSW_NAME_LEN + 20];
 	struct rte_ether_addr mac;
-	bool exists = false, replace;
-	json_t *m = json_object_get(params, "mac");
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	bool ok = neigh_key(sw, params, key, sizeof(key), &exists, e);
-	ok &= bool_param(params, "replace", &replace, e);
-	if (m == NULL)
-		lsw_errs_add(&e->errs, "$.params.mac", "required: the neighbor's MAC address");
-	else
-		ok &= lsw_jv_mac(m, "$.params.mac", &mac, &e->errs);
-	if (ok && exists && !replace)
+	RTE_SET_USED(ctx);
+	if (!lsw_jv_mac(v, path, &mac, errs))
+		return false;
+	*(json_t **)((char *)out + f->off) = v;
+	return true;
+}
+
+struct neigh_args {
+	int port;
+	struct ip_param ip;
+	json_t *mac;
+	bool replace;
+};
+
+#define IP_ROW \
+	{.name = "ip", .type = LSW_F_CUSTOM, .off = offsetof(struct neigh_args, ip), \
+	 .fn = ip_param, .required = "the neighbor's IPv4 address", .doc = "string"}
+
+/* The NEIGH key "PORT|IP" of @a in @key; whether the running config has it (its own
+ * spelling of the address kept). */
+static bool
+neigh_key(struct lsw_switch *sw, const struct neigh_args *a, char *key, size_t len)
+{
+	json_t *t = json_object_get(sw->cfg->doc, "NEIGH"), *v;
+	const char *name = sw->cfg->port[a->port].name, *k;
+	size_t n = strlen(name);
+	bool exists = false;
+	uint32_t kip;
+
+	snprintf(key, len, "%s|%s", name, a->ip.text);
+	json_object_foreach(t, k, v) {
+		const char *bar = strchr(k, '|');
+		if (bar != NULL && (size_t)(bar - k) == n && strncmp(k, name, n) == 0 &&
+		    lsw_parse_ipv4(bar + 1, &kip) && kip == a->ip.ip) {
+			snprintf(key, len, "%s", k);
+			exists = true;
+		}
+	}
+	return exists;
+}
+
+static const struct lsw_field neighbor_add_rows[] = {
+	LSW_RPC_PORT_ROW_REQUIRED(struct neigh_args, port),
+	IP_ROW,
+	{.name = "mac", .type = LSW_F_CUSTOM, .off = offsetof(struct neigh_args, mac),
+	 .fn = mac_param, .required = "the neighbor's MAC address", .doc = "string"},
+	{.name = "replace", .type = LSW_F_BOOL, LSW_AT(struct neigh_args, replace),
+	 .doc = "bool"},
+};
+static const struct lsw_fields neighbor_add_params = LSW_FIELDS(neighbor_add_rows);
+
+static json_t *
+neighbor_add(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
+{
+	const struct neigh_args *a = args;
+	char key[LSW_NAME_LEN + 20];
+
+	if (neigh_key(sw, a, key, sizeof(key)) && !a->replace) {
 		lsw_errs_add(&e->errs, "$.params.ip", "%s is a static neighbor already (replace: "
 			     "true changes it)", key);
-	if (!ok || e->errs.n)
-		return invalid(e);
-	return apply(sw, json_pack("{s:{s:{s:O, s:n}}}", "NEIGH", key, "neigh", m, "family"), e);
+		return lsw_rpc_invalid(e);
+	}
+	return apply(sw, json_pack("{s:{s:{s:O, s:n}}}", "NEIGH", key, "neigh", a->mac,
+				   "family"), e);
 }
 
 static const struct lsw_rpc_method m_neighbor_add = {
 	.name = "neighbor.add",
 	.summary = "Add (or with replace, change) a static neighbor, as config.set would",
-	.params = "port: string, ip: string, mac: string, replace?: bool",
-	.safe_while_forwarding = true,
+	.params = &neighbor_add_params,
+	.args_size = sizeof(struct neigh_args),
 	.fn = neighbor_add,
 };
 LSW_RPC_REGISTER(m_neighbor_add)
 
-static json_t *
-neighbor_del(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
-{
-	static const char *const allowed[] = {"port", "ip", NULL};
-	char key[LSW_NAME_LEN + 20];
-	bool exists = false;
+static const struct lsw_field neighbor_del_rows[] = {
+	LSW_RPC_PORT_ROW_REQUIRED(struct neigh_args, port),
+	IP_ROW,
+};
+static const struct lsw_fields neighbor_del_params = LSW_FIELDS(neighbor_del_rows);
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	if (!neigh_key(sw, params, key, sizeof(key), &exists, e))
-		return invalid(e);
-	if (!exists) {
+static json_t *
+neighbor_del(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
+{
+	char key[LSW_NAME_LEN + 20];
+
+	if (!neigh_key(sw, args, key, sizeof(key))) {
 		lsw_errs_add(&e->errs, "$.params.ip", "no static neighbor %s", key);
-		return invalid(e);
+		return lsw_rpc_invalid(e);
 	}
 	return apply(sw, json_pack("{s:{s:n}}", "NEIGH", key), e);
 }
@@ -295,8 +338,8 @@ neighbor_del(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_neighbor_del = {
 	.name = "neighbor.del",
 	.summary = "Delete a static neighbor (routes through it resolve by ARP again)",
-	.params = "port: string, ip: string",
-	.safe_while_forwarding = true,
+	.params = &neighbor_del_params,
+	.args_size = sizeof(struct neigh_args),
 	.fn = neighbor_del,
 };
 LSW_RPC_REGISTER(m_neighbor_del)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* switch.info and stats.clear */
+#include <stdlib.h>
 #include <unistd.h>
 #include <rte_version.h>
 #include "jsonv.h"
@@ -8,14 +9,13 @@
 #include "switch.h"
 
 static json_t *
-switch_info(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+switch_info(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
-	struct lsw_lcore_counters sum;
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, false);
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	lsw_stats_sum(sw, &sum);
+	RTE_SET_USED(args);
+	if (sum == NULL)
+		return lsw_rpc_nomem(e);
 	json_t *workers = json_array();
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
 		json_t *ports = json_array();
@@ -26,8 +26,8 @@ switch_info(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 		json_array_append_new(workers, json_pack("{s:i, s:i, s:i, s:o, s:I, s:I}",
 			"index", w, "lcore", sw->cfg->g.workers[w], "cpu", sw->cfg->g.worker_cpu[w],
 			"ports", ports,
-			"loops", (json_int_t)__atomic_load_n(&c->loops, __ATOMIC_RELAXED),
-			"busy_loops", (json_int_t)__atomic_load_n(&c->busy_loops, __ATOMIC_RELAXED)));
+			"loops", (json_int_t)lsw_counter_read(&c->loops),
+			"busy_loops", (json_int_t)lsw_counter_read(&c->busy_loops)));
 	}
 	const struct lsw_rpc_stats *rs = lsw_rpc_server_stats(sw->rpc);
 	json_t *rpc = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
@@ -46,7 +46,9 @@ switch_info(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 	}
 	json_t *events = json_object();
 	for (int i = 0; i < LSW_EV_MAX; i++)
-		json_object_set_new(events, lsw_event_name(i), json_integer((json_int_t)sum.event[i]));
+		json_object_set_new(events, lsw_event_name(i),
+				    json_integer((json_int_t)sum->event[i]));
+	free(sum);
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:f, s:i, s:o, s:i, s:b, s:i, s:i, s:o, s:o}",
 		"version", LSW_VERSION, "dpdk", rte_version(), "hostname", sw->cfg->hostname,
 		"pid", (int)getpid(), "config", sw->config_path,
@@ -61,32 +63,23 @@ switch_info(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_switch_info = {
 	.name = "switch.info",
 	.summary = "Version, uptime, lcores and their ports, events, RPC transport counters",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = switch_info,
 };
 LSW_RPC_REGISTER(m_switch_info)
 
 static json_t *
-stats_clear(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+stats_clear(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {"port", NULL};
-	int port;
-
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
-	port = lsw_rpc_port_param(sw, params, false, e);
-	if (port == -2)
-		return NULL;
-	lsw_stats_clear(sw, port);
+	RTE_SET_USED(e);
+	lsw_stats_clear(sw, ((const struct lsw_rpc_port_args *)args)->port);
 	return json_pack("{s:b}", "cleared", 1);
 }
 
 static const struct lsw_rpc_method m_stats_clear = {
 	.name = "stats.clear",
 	.summary = "Clear counters (all, or one port's); workers' counters are never written",
-	.params = "port?: string",
-	.safe_while_forwarding = true,
+	.params = &lsw_rpc_port_params,
+	.args_size = sizeof(struct lsw_rpc_port_args),
 	.fn = stats_clear,
 };
 LSW_RPC_REGISTER(m_stats_clear)
@@ -103,18 +96,16 @@ static const struct {
 };
 
 static json_t *
-stats_get(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
+stats_get(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	static const char *const allowed[] = {NULL};
 	json_t *out, *empty;
 
-	if (!lsw_rpc_params_check(params, allowed, e))
-		return NULL;
+	RTE_SET_USED(args);
 	out = json_pack("{s:I}", "timestamp_ns", (json_int_t)lsw_now_ns());
 	empty = json_object();
 	for (size_t i = 0; i < RTE_DIM(stats_parts); i++) {
 		const struct lsw_rpc_method *m = lsw_rpc_method_find(stats_parts[i].method);
-		json_t *r = m->fn(sw, empty, e);
+		json_t *r = lsw_rpc_call(sw, m, empty, e);
 		if (r == NULL) {
 			json_decref(empty);
 			json_decref(out);
@@ -130,8 +121,6 @@ stats_get(struct lsw_switch *sw, json_t *params, struct lsw_rpc_error *e)
 static const struct lsw_rpc_method m_stats_get = {
 	.name = "stats.get",
 	.summary = "Every counter of the switch in one document, with a monotonic timestamp",
-	.params = "",
-	.safe_while_forwarding = true,
 	.fn = stats_get,
 };
 LSW_RPC_REGISTER(m_stats_get)

@@ -7,12 +7,12 @@
 #include "switch.h"
 
 static void
-mmu_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_mmu_prof *p)
+build_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_prof_dp *p)
 {
 	const struct lsw_profile_conf *pr = &q->profile[idx];
 	bool private_hdrm = q->pool[pr->pool].xoff == 0;
 
-	*p = (struct lsw_mmu_prof){
+	*p = (struct lsw_prof_dp){
 		/* SONiC's size includes a private headroom; the rest is the reserve. */
 		.reserved = pr->size - (private_hdrm ? pr->xoff : 0),
 		.xoff = pr->xoff, .xon = pr->xon, .xon_offset = pr->xon_offset,
@@ -23,25 +23,25 @@ mmu_prof(const struct lsw_qos_conf *q, uint16_t idx, struct lsw_mmu_prof *p)
 }
 
 static void
-build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
+build_buffer(const struct lsw_config *c, struct lsw_buffer_dp *m)
 {
 	const struct lsw_qos_conf *q = &c->qos;
 	uint64_t taken[LSW_MAX_POOLS] = {0};
 
 	m->cell = q->buf.cell;
-	m->cell_inv = lsw_mmu_cell_inv(m->cell);
+	m->cell_inv = lsw_buffer_cell_inv(m->cell);
 	/* What the mempool leaves for queued packets; lossy ones stop at three quarters, and
-	 * lossless PGs pause above that until half (include/lsw/mmu.h). */
+	 * lossless PGs pause above that until half (include/lsw/buffer.h). */
 	m->pkt_limit = c->g.mbufs - lsw_config_mbuf_reserve(c);
 	m->pkt_xoff = m->pkt_limit / 4 * 3;
 	m->pkt_xon = m->pkt_limit / 2;
 	m->n_pools = q->n_pools;
 	for (uint16_t p = 0; p < c->n_ports; p++) {
-		const struct lsw_port_qos *pq = &q->port[p];
+		const struct lsw_port_qos_conf *pq = &q->port[p];
 		for (int i = 0; i < 8; i++) {
-			mmu_prof(q, pq->pg_profile[i], &m->pg[p][i]);
-			mmu_prof(q, pq->q_profile[i], &m->q[p][i]);
-			const struct lsw_mmu_prof *g = &m->pg[p][i], *e = &m->q[p][i];
+			build_prof(q, pq->pg_profile[i], &m->pg[p][i]);
+			build_prof(q, pq->q_profile[i], &m->q[p][i]);
+			const struct lsw_prof_dp *g = &m->pg[p][i], *e = &m->q[p][i];
 			bool private_hdrm = q->pool[g->pool].xoff == 0;
 			taken[g->pool] += g->reserved + (private_hdrm ? g->xoff : 0);
 			taken[e->pool] += e->reserved;
@@ -57,7 +57,7 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
 	for (uint16_t i = 0; i < q->n_pools; i++) {
 		const struct lsw_pool_conf *pc = &q->pool[i];
 		uint64_t used = taken[i] + pc->xoff; /* validation keeps this below the size */
-		m->pool[i] = (struct lsw_mmu_pool){
+		m->pool[i] = (struct lsw_pool_dp){
 			.size = pc->size, .shared = used < pc->size ? pc->size - used : 0,
 			.hdrm_shared = pc->xoff, .type = pc->type,
 		};
@@ -66,18 +66,18 @@ build_mmu(const struct lsw_config *c, struct lsw_mmu_conf *m)
 
 /* A queue's WRED_PROFILE, green (lsw has no policer), for the dequeue path. */
 static void
-build_aqm(const struct lsw_config *c, uint16_t profile, struct lsw_aqm_cfg *a, uint64_t *min)
+build_ecn(const struct lsw_config *c, uint16_t profile, struct lsw_ecn_dp *a, uint64_t *min)
 {
-	*a = (struct lsw_aqm_cfg){.marks = false};
+	*a = (struct lsw_ecn_dp){.marks = false};
 	*min = UINT64_MAX;
 	if (profile == LSW_NONE)
 		return;
-	const struct lsw_wred_conf *w = &c->qos.wred[profile];
-	const struct lsw_wred_curve *mk = &w->mark[LSW_GREEN], *dr = &w->wred[LSW_GREEN];
+	const struct lsw_ecn_conf *w = &c->qos.ecn[profile];
+	const struct lsw_ecn_curve_conf *mk = &w->mark[LSW_GREEN], *dr = &w->wred[LSW_GREEN];
 	a->marks = w->ecn[LSW_GREEN];
 	a->drops = w->drop[LSW_GREEN];
-	lsw_aqm_curve_set(&a->mark, mk->min, mk->max, mk->prob);
-	lsw_aqm_curve_set(&a->drop, dr->min, dr->max, dr->prob);
+	lsw_ecn_curve_set(&a->mark, mk->min, mk->max, mk->prob);
+	lsw_ecn_curve_set(&a->drop, dr->min, dr->max, dr->prob);
 	if (a->marks)
 		*min = mk->min;
 	if (a->drops)
@@ -85,15 +85,15 @@ build_aqm(const struct lsw_config *c, uint16_t profile, struct lsw_aqm_cfg *a, u
 }
 
 static void
-build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s,
-	    struct lsw_aqm_cfg *aqm)
+build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_dp *s,
+	    struct lsw_ecn_dp *ecn)
 {
 	const struct lsw_config *c = sw->cfg;
 	const struct lsw_buffer_conf *b = &c->qos.buf;
 
 	/* The bucket is what lsw may hand the PMD ahead of the line rate: small, so that a
 	 * pause stops the port within a few frames (inflight.c). */
-	*s = (struct lsw_sched_cfg){
+	*s = (struct lsw_sched_dp){
 		.rate_bps = (uint64_t)sw->port[p].speed * 1000000,
 		.burst_bytes = lsw_port_tx_burst_bytes(c, p, sw->port[p].speed),
 		.overhead = b->shaper_overhead,
@@ -103,15 +103,15 @@ build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_cfg *s,
 		if (sc->type == LSW_SCHED_STRICT)
 			s->strict_mask |= (uint8_t)(1 << q);
 		s->quantum[q] = (uint32_t)sc->weight * LSW_DWRR_QUANTUM;
-		build_aqm(c, c->qos.port[p].q_wred[q], &aqm[q], &s->aqm_min[q]);
+		build_ecn(c, c->qos.port[p].q_ecn[q], &ecn[q], &s->ecn_min[q]);
 	}
 }
 
-struct lsw_dp_conf *
+struct lsw_snapshot *
 lsw_snapshot_build(struct lsw_switch *sw)
 {
 	const struct lsw_config *c = sw->cfg;
-	struct lsw_dp_conf *d = rte_zmalloc("lsw_dp_conf", sizeof(*d), RTE_CACHE_LINE_SIZE);
+	struct lsw_snapshot *d = rte_zmalloc("lsw_snapshot", sizeof(*d), RTE_CACHE_LINE_SIZE);
 
 	if (d == NULL)
 		return NULL;
@@ -127,7 +127,7 @@ lsw_snapshot_build(struct lsw_switch *sw)
 	d->icmp_burst = c->g.icmp_burst;
 	for (uint16_t i = 0; i < c->n_ports; i++) {
 		const struct lsw_port_conf *pc = &c->port[i];
-		struct lsw_dp_port *p = &d->port[i];
+		struct lsw_port_dp *p = &d->port[i];
 		p->port_id = sw->port[i].port_id;
 		p->admin_up = pc->admin_up;
 		if (!pc->admin_up || sw->port[i].link_down)
@@ -143,7 +143,7 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		for (uint16_t w = 0; w < c->g.n_workers; w++)
 			if (c->g.workers[w] == (unsigned int)pc->lcore)
 				p->owner = w;
-		const struct lsw_port_qos *pq = &c->qos.port[i];
+		const struct lsw_port_qos_conf *pq = &c->qos.port[i];
 		p->pfc_enable = pq->pfc_enable;
 		p->rx_pause = pc->rx_pause;
 		p->pfc_quanta = pc->pfc_quanta;
@@ -163,9 +163,9 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		memcpy(p->tc_pcp, c->qos.map[LSW_MAP_TC_TO_DOT1P][pq->map[LSW_MAP_TC_TO_DOT1P]].v,
 		       sizeof(p->tc_pcp));
 		d->owned[p->owner][d->n_owned[p->owner]++] = (uint8_t)i;
-		build_sched(sw, i, &d->sched[i], d->aqm[i]);
+		build_sched(sw, i, &d->sched[i], d->ecn[i]);
 	}
-	build_mmu(c, &d->mmu);
+	build_buffer(c, &d->buffer);
 	if (lsw_ecmp_build(sw, d) != 0) {
 		rte_free(d);
 		return NULL;
@@ -174,11 +174,11 @@ lsw_snapshot_build(struct lsw_switch *sw)
 }
 
 void
-lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_dp_conf *conf)
+lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_snapshot *conf)
 {
-	struct lsw_dp_conf *old = sw->dp.conf;
+	struct lsw_snapshot *old = sw->dp.conf;
 
-	__atomic_store_n(&sw->dp.conf, conf, __ATOMIC_RELEASE);
+	lsw_publish(&sw->dp.conf, conf);
 	if (old == NULL)
 		return;
 	/* Returns at once for workers that are offline (asleep) or not started. */

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Counter reading: sum the workers' counters (each written by one worker only) and subtract
  * the baseline taken at the last clear. Nothing here writes a worker's memory. */
-#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "switch.h"
 
 static inline uint64_t
 rd(const uint64_t *p)
 {
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
+	return lsw_counter_read(p);
 }
 
-void
-lsw_stats_sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
+static void
+sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
@@ -22,10 +22,11 @@ lsw_stats_sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 				s->port[p].ctr[i] += rd(&c->port[p].ctr[i]);
 			for (int i = 0; i < LSW_DROP_MAX; i++)
 				s->port[p].drop[i] += rd(&c->port[p].drop[i]);
-			const uint64_t *pi = (const uint64_t *)&c->port[p].pfc;
-			uint64_t *po = (uint64_t *)&s->port[p].pfc;
-			for (size_t i = 0; i < sizeof(c->port[p].pfc) / 8; i++)
-				po[i] += rd(&pi[i]);
+			for (int n = 0; n < 8; n++) {
+#define PFC_ADD(name, f) s->port[p].pfc.f[n] += rd(&c->port[p].pfc.f[n]);
+				LSW_FOREACH_PFC_CTR(PFC_ADD)
+#undef PFC_ADD
+			}
 		}
 		for (int i = 0; i < LSW_EV_MAX; i++)
 			s->event[i] += rd(&c->event[i]);
@@ -39,16 +40,17 @@ lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 {
 	const struct lsw_lcore_counters *b = &sw->base;
 
-	lsw_stats_sum_raw(sw, s);
+	sum_raw(sw, s);
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 		for (int i = 0; i < LSW_PC_MAX; i++)
 			s->port[p].ctr[i] -= b->port[p].ctr[i];
 		for (int i = 0; i < LSW_DROP_MAX; i++)
 			s->port[p].drop[i] -= b->port[p].drop[i];
-		const uint64_t *pb = (const uint64_t *)&b->port[p].pfc;
-		uint64_t *po = (uint64_t *)&s->port[p].pfc;
-		for (size_t i = 0; i < sizeof(b->port[p].pfc) / 8; i++)
-			po[i] -= pb[i];
+		for (int n = 0; n < 8; n++) {
+#define PFC_SUB(name, f) s->port[p].pfc.f[n] -= b->port[p].pfc.f[n];
+			LSW_FOREACH_PFC_CTR(PFC_SUB)
+#undef PFC_SUB
+		}
 	}
 	for (int i = 0; i < LSW_EV_MAX; i++)
 		s->event[i] -= b->event[i];
@@ -72,52 +74,78 @@ lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *
 	st->rx_nombuf -= b->rx_nombuf;
 }
 
-/* struct lsw_mmu_lcore is all 64-bit words in three regions: occupancy deltas (summed),
- * watermarks (max), counters (summed, minus the baseline). */
-#define MMU_WORDS(from, to) \
-	((offsetof(struct lsw_mmu_lcore, to) - offsetof(struct lsw_mmu_lcore, from)) / 8)
-
-void
-lsw_stats_mmu_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
+/* @n words of @in into @out: added, or the larger kept. Relaxed loads: a worker may be
+ * writing them. */
+static void
+add_words(uint64_t *out, const uint64_t *in, size_t n)
 {
-	const size_t occ = offsetof(struct lsw_mmu_lcore, pg_occ) / 8;
-	const size_t wm = offsetof(struct lsw_mmu_lcore, pg_wm) / 8;
-	const size_t ctr = offsetof(struct lsw_mmu_lcore, pg_pkts) / 8;
-	const size_t end = sizeof(struct lsw_mmu_lcore) / 8;
-	uint64_t *o = (uint64_t *)out;
+	for (size_t i = 0; i < n; i++)
+		out[i] += rd(&in[i]);
+}
 
-	RTE_BUILD_BUG_ON(sizeof(struct lsw_mmu_lcore) % 8 != 0);
+static void
+max_words(uint64_t *out, const uint64_t *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = RTE_MAX(out[i], rd(&in[i]));
+}
+
+#define WORDS(part) (sizeof(part) / sizeof(uint64_t))
+
+static void
+buffer_raw(const struct lsw_switch *sw, struct lsw_buffer_lcore *out)
+{
+	/* Each part of struct lsw_buffer_lcore holds 64-bit words only (include/lsw/buffer.h);
+	 * the occupancy's are signed, and add up alike as unsigned. */
+	RTE_BUILD_BUG_ON(sizeof(out->use) % 8 || sizeof(out->wm) % 8 || sizeof(out->ctr) % 8);
 	memset(out, 0, sizeof(*out));
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
-		const uint64_t *in = (const uint64_t *)sw->dp.mmu[w];
-		for (size_t i = occ; i < wm; i++)
-			o[i] += rd(&in[i]);
-		for (size_t i = wm; i < wm + MMU_WORDS(pg_wm, wm_gen); i++)
-			o[i] = RTE_MAX(o[i], rd(&in[i]));
-		for (size_t i = ctr; i < end; i++)
-			o[i] += rd(&in[i]);
+		const struct lsw_buffer_lcore *in = sw->dp.buffer[w];
+		add_words((uint64_t *)&out->use, (const uint64_t *)&in->use, WORDS(in->use));
+		max_words((uint64_t *)&out->wm, (const uint64_t *)&in->wm, WORDS(in->wm));
+		add_words((uint64_t *)&out->ctr, (const uint64_t *)&in->ctr, WORDS(in->ctr));
 	}
 }
 
-void
-lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out)
+struct lsw_buffer_lcore *
+lsw_stats_buffer(const struct lsw_switch *sw, bool raw)
 {
-	const size_t ctr = offsetof(struct lsw_mmu_lcore, pg_pkts) / 8;
-	const uint64_t *b = (const uint64_t *)sw->mmu_base;
-	uint64_t *o = (uint64_t *)out;
+	/* The struct is cache-aligned: so is its view. Too large for a stack. */
+	struct lsw_buffer_lcore *out = aligned_alloc(__alignof__(*out), sizeof(*out));
 
-	lsw_stats_mmu_raw(sw, out);
-	for (size_t i = ctr; b != NULL && i < sizeof(*out) / 8; i++)
+	if (out == NULL)
+		return NULL;
+	buffer_raw(sw, out);
+	if (raw || sw->buffer_base == NULL)
+		return out;
+	uint64_t *o = (uint64_t *)&out->ctr;
+	const uint64_t *b = (const uint64_t *)&sw->buffer_base->ctr;
+	for (size_t i = 0; i < WORDS(out->ctr); i++)
 		o[i] -= b[i];
+	return out;
+}
+
+struct lsw_lcore_counters *
+lsw_stats_counters(const struct lsw_switch *sw, bool raw)
+{
+	struct lsw_lcore_counters *out = aligned_alloc(__alignof__(*out), sizeof(*out));
+
+	if (out == NULL)
+		return NULL;
+	if (raw)
+		sum_raw(sw, out);
+	else
+		lsw_stats_sum(sw, out);
+	return out;
 }
 
 /* Clear one port (@port >= 0) or everything (-1, events included). */
 void
 lsw_stats_clear(struct lsw_switch *sw, int port)
 {
-	struct lsw_lcore_counters now;
+	struct lsw_lcore_counters now; /* a clear allocates nothing, so it cannot fail */
 
-	lsw_stats_sum_raw(sw, &now);
+	sum_raw(sw, &now);
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
 		if (port >= 0 && p != port)
 			continue;
@@ -126,9 +154,9 @@ lsw_stats_clear(struct lsw_switch *sw, int port)
 	}
 	if (port < 0)
 		memcpy(sw->base.event, now.event, sizeof(now.event));
-	/* MMU counters: all of them (they are per PG, queue and pool, not only per port). */
-	if (port < 0 && sw->mmu_base != NULL)
-		lsw_stats_mmu_raw(sw, sw->mmu_base);
+	/* Buffer counters: all of them (they are per PG, queue and pool, not only per port). */
+	if (port < 0 && sw->buffer_base != NULL)
+		buffer_raw(sw, sw->buffer_base);
 	if (port < 0)
 		lsw_ecmp_clear(sw);
 }

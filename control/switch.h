@@ -8,9 +8,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <rte_ethdev.h>
-#include "lsw/config.h"
+#include "config.h"
 #include "lsw/dataplane.h"
-#include "lsw/pfcwd.h"
+#include "pfcwd.h"
 
 struct lsw_fibctl;
 struct lsw_rpc_server;
@@ -25,8 +25,8 @@ struct lsw_port_rt {
 };
 
 /* The last drops and marks the workers snapshotted (dropsnap.c). */
-struct lsw_snap_store {
-	struct lsw_snap *e;             /* [cap] */
+struct lsw_dropsnap_store {
+	struct lsw_dropsnap *e;             /* [cap] */
 	uint32_t cap, head, n;          /* head: the next slot written */
 	uint64_t seq;                   /* snapshots ever stored */
 };
@@ -38,7 +38,7 @@ struct lsw_clock {
 	uint64_t tsc0, wall0, hz;
 };
 
-struct lsw_snap_roce {
+struct lsw_dropsnap_bth {
 	uint8_t opcode;
 	uint32_t dqpn, psn;
 };
@@ -61,7 +61,7 @@ struct lsw_switch {
 	struct lsw_rpc_server *rpc;
 	struct lsw_lcore_counters base; /* counters at the last stats.clear */
 	struct rte_eth_stats pmd_base[LSW_MAX_PORTS];
-	struct lsw_mmu_lcore *mmu_base; /* MMU counters at the last stats.clear */
+	struct lsw_buffer_lcore *buffer_base; /* MMU counters at the last stats.clear */
 	bool suspended[LSW_MAX_PORTS];  /* port being reconfigured (see ports.c) */
 	uint8_t wd_ignore_pause[LSW_MAX_PORTS]; /* PFC watchdog actions in force, per queue */
 	uint8_t wd_drop[LSW_MAX_PORTS];
@@ -69,9 +69,9 @@ struct lsw_switch {
 	struct lsw_wd_stats {
 		uint8_t action;           /* in force for the current storm */
 		uint8_t prio;             /* the priority it was detected on */
-		uint64_t base[4];         /* tx pkts, tx drops, rx pkts, rx drops at storm start */
-		uint64_t last[4];         /* over the last storm */
-		uint64_t total[4];        /* over all finished storms */
+		uint64_t base[LSW_WD_CTR_MAX];  /* the counters when the storm began */
+		uint64_t last[LSW_WD_CTR_MAX];  /* over the last storm */
+		uint64_t total[LSW_WD_CTR_MAX]; /* over all finished storms */
 	} wds[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	uint64_t wd_last_poll_ns;
 	uint64_t link_poll_ns;          /* the last lsw_ports_poll_link */
@@ -79,7 +79,7 @@ struct lsw_switch {
 	uint64_t start_ns;
 	struct lsw_clock clock;         /* TSC to wall clock, for snapshots and timelines */
 	bool hugepages;
-	struct lsw_snap_store snaps;
+	struct lsw_dropsnap_store dropsnaps;
 	struct lsw_ecmp_gctl *ecmp[LSW_MAX_NHG]; /* by group id; FORWARD groups only */
 	/* Held by the main loop while it handles anything, by telemetry callbacks (another
 	 * thread) while they read; never by a worker. */
@@ -106,27 +106,28 @@ const char *lsw_port_oper_status(const struct lsw_switch *sw, uint16_t port);
 void lsw_ports_poll_link(struct lsw_switch *sw, uint64_t now_ns);
 
 /* snapshot.c */
-struct lsw_dp_conf *lsw_snapshot_build(struct lsw_switch *sw);
-void lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_dp_conf *conf);
+struct lsw_snapshot *lsw_snapshot_build(struct lsw_switch *sw);
+void lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_snapshot *conf);
 
-/* stats.c */
-void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *sum);
+/* stats.c: the one way the control plane reads the workers' counters. */
+/* The counters as the workers' shares add up, in a view of its own (free() it; NULL when
+ * out of memory): summed, less the baseline of the last stats.clear unless @raw (for
+ * whoever measures differences in time across a clear: the PFC watchdog). */
+struct lsw_lcore_counters *lsw_stats_counters(const struct lsw_switch *sw, bool raw);
+/* The buffer the same way: occupancy and counters summed, watermarks the largest any
+ * worker saw. */
+struct lsw_buffer_lcore *lsw_stats_buffer(const struct lsw_switch *sw, bool raw);
+/* lsw_stats_counters(sw, false) into @out, a view the caller has. */
+void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *out);
 void lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *st);
 void lsw_stats_clear(struct lsw_switch *sw, int port);
-/* The MMU as the workers' shares add up: occupancy and counters summed (counters minus the
- * clear baseline), watermarks the largest any worker saw. @out is caller-allocated. */
-void lsw_stats_mmu(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
-/* The same without the clear baselines: for whoever measures time or differences across
- * a stats.clear (the PFC watchdog). */
-void lsw_stats_sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *sum);
-void lsw_stats_mmu_raw(const struct lsw_switch *sw, struct lsw_mmu_lcore *out);
 
 /* ecmp.c */
 /* The ECMP part of snapshot @d: thresholds per port, settings and tables per group (tables
  * carried over from the running snapshot while the group's settings keep them valid). */
-int lsw_ecmp_build(struct lsw_switch *sw, struct lsw_dp_conf *d);
+int lsw_ecmp_build(struct lsw_switch *sw, struct lsw_snapshot *d);
 /* After a grace period: free what @old has that @cur (NULL: nothing) no longer uses. */
-void lsw_ecmp_retire(struct lsw_dp_conf *old, const struct lsw_dp_conf *cur);
+void lsw_ecmp_retire(struct lsw_snapshot *old, const struct lsw_snapshot *cur);
 void lsw_ecmp_free(struct lsw_switch *sw);
 /* The settings of the group for @prefix/@plen: its ECMP entry, else ECMP.GLOBAL. */
 const struct lsw_ecmp_grp_conf *lsw_ecmp_group_conf(const struct lsw_config *c,
@@ -151,13 +152,17 @@ int lsw_dropsnap_config(struct lsw_switch *sw, const struct lsw_config *old);
 void lsw_dropsnap_poll(struct lsw_switch *sw);
 void lsw_dropsnap_clear(struct lsw_switch *sw);
 /* The @i-th stored snapshot, oldest first, and its sequence number; NULL past the end. */
-const struct lsw_snap *lsw_dropsnap_get(const struct lsw_switch *sw, uint32_t i, uint64_t *seq);
+const struct lsw_dropsnap *lsw_dropsnap_get(const struct lsw_switch *sw, uint32_t i, uint64_t *seq);
 /* The BTH of a RoCEv2 packet in the snapshot's bytes (IPv4, UDP 4791); false otherwise. */
-bool lsw_dropsnap_roce(const struct lsw_snap *s, struct lsw_snap_roce *r);
+bool lsw_dropsnap_roce(const struct lsw_dropsnap *s, struct lsw_dropsnap_bth *r);
 
 /* pfcwd.c */
 /* The PFC watchdog at @now_tsc (the TSC, or a test's fake clock at dp.tsc_hz). */
 void lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc);
+/* The LSW_FOREACH_WD_CTR counters of queue @q of @port, watched for @prio, in the buffer
+ * view @v (lsw_stats_buffer(sw, true)). */
+void lsw_pfcwd_counters(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v,
+			uint16_t port, uint8_t prio, uint8_t q, uint64_t out[LSW_WD_CTR_MAX]);
 
 /* config_apply.c */
 json_t *lsw_config_merge(const json_t *target, const json_t *patch);

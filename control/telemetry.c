@@ -156,7 +156,8 @@ tel_handle(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (params != NULL && params[0] != '\0' && (tc->per_port || tc->param != NULL))
 		json_object_set_new(p, tc->per_port ? "port" : tc->param, json_string(params));
 	pthread_mutex_lock(&tel_sw->ctl_lock);
-	r = tel_sw->tel_stopped ? NULL : lsw_rpc_method_find(tc->method)->fn(tel_sw, p, &e);
+	r = tel_sw->tel_stopped ? NULL :
+	    lsw_rpc_call(tel_sw, lsw_rpc_method_find(tc->method), p, &e);
 	pthread_mutex_unlock(&tel_sw->ctl_lock);
 	json_decref(p);
 	if (r == NULL)

@@ -68,7 +68,7 @@ void
 lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m)
 {
 	w->ctr->port[port].drop[d]++;
-	if (unlikely(__atomic_load_n(&w->dp->snap_mode, __ATOMIC_RELAXED) & LSW_SNAP_DROPS))
-		lsw_snap_take(w, port, LSW_SNAP_DROP, (uint16_t)d, m);
+	if (unlikely(lsw_load_relaxed(&w->dp->dropsnap_mode) & LSW_DROPSNAP_DROPS))
+		lsw_dropsnap_take(w, port, LSW_DROPSNAP_DROP, (uint16_t)d, m);
 	rte_pktmbuf_free(m);
 }

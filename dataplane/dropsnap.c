@@ -5,6 +5,8 @@
 #include "lsw/dataplane.h"
 #include "lsw/dropsnap.h"
 
+const char *const lsw_dropsnap_kind_names[] = {"drop", "mark", NULL};
+
 /* Reasons counted once the packet was routed and classified, so that its metadata says
  * where it was going; the earlier ones (parsing, filters, routing) know only the port. */
 static bool
@@ -32,10 +34,10 @@ routed(uint16_t d)
 }
 
 void
-lsw_snap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
-	      struct rte_mbuf *m)
+lsw_dropsnap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
+		  struct rte_mbuf *m)
 {
-	struct rte_ring *r = w->dp->snap[w->idx];
+	struct rte_ring *r = w->dp->dropsnap[w->idx];
 
 	if (r == NULL)
 		return;
@@ -45,20 +47,20 @@ lsw_snap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason
 		return;
 	}
 	const struct lsw_pkt_meta *meta = lsw_meta(m);
-	struct lsw_snap s = {
+	struct lsw_dropsnap s = {
 		.tsc = rte_rdtsc(),
 		.len = (uint16_t)RTE_MIN(m->pkt_len, (uint32_t)UINT16_MAX),
 		.reason = reason,
-		.rx_port_id = m->port == RTE_MBUF_PORT_INVALID ? LSW_SNAP_PORT_NONE : m->port,
+		.rx_port_id = m->port == RTE_MBUF_PORT_INVALID ? LSW_DROPSNAP_PORT_NONE : m->port,
 		.kind = kind,
 		.port = (uint8_t)port,
-		.out_port = LSW_SNAP_NONE,
-		.queue = LSW_SNAP_NONE,
-		.caplen = (uint8_t)RTE_MIN(m->data_len, (uint16_t)LSW_SNAP_BYTES),
+		.out_port = LSW_DROPSNAP_NONE,
+		.queue = LSW_DROPSNAP_NONE,
+		.caplen = (uint8_t)RTE_MIN(m->data_len, (uint16_t)LSW_DROPSNAP_BYTES),
 	};
 	if (meta->flags & LSW_META_CTL) {
 		s.out_port = (uint8_t)port; /* switch-originated: only sent, never routed */
-	} else if (kind == LSW_SNAP_MARK || routed(reason)) {
+	} else if (kind == LSW_DROPSNAP_MARK || routed(reason)) {
 		s.out_port = meta->out_port;
 		s.queue = meta->queue;
 	}

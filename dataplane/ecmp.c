@@ -9,6 +9,10 @@ const char *const lsw_ecmp_mode_names[LSW_ECMP_N_MODES + 1] = {
 	"packet_random", "fixed", NULL,
 };
 
+const char *const lsw_hash_field_names[] = {
+	"SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT", "IP_PROTOCOL", "ROCE_DEST_QP", NULL,
+};
+
 /* @k steps of avg += (x - avg) * 2^-shift, rounded away from avg so that it reaches x. After
  * 16 << shift steps what is left of the old value is below e^-16: stop there. */
 static uint64_t
@@ -42,8 +46,8 @@ lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t po
 	/* An idle or sleeping worker samples late: the bytes spread over the intervals that
 	 * passed, each an EWMA step. */
 	uint64_t per = ((tx_bytes - s->last_tx) << LSW_ECMP_FIX) / k;
-	s->load = ewma(s->load, per, e->shift, k);
-	s->queue = ewma(s->queue, queued << LSW_ECMP_FIX, e->shift, k);
+	lsw_store_relaxed(&s->load, ewma(s->load, per, e->shift, k));
+	lsw_store_relaxed(&s->queue, ewma(s->queue, queued << LSW_ECMP_FIX, e->shift, k));
 	s->last += k * e->sample;
 	s->last_tx = tx_bytes;
 	uint8_t ll = lsw_ecmp_level(s->load, e->load_thr[port]);
@@ -52,9 +56,9 @@ lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t po
 	 * down, so that a half-congested member counts as worse, not better. */
 	const uint32_t top = LSW_ECMP_LEVELS - 1;
 	uint32_t q = ((top - ll) * e->w_load + (top - ql) * e->w_queue) / 100;
-	__atomic_store_n(&s->load_level, ll, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->queue_level, ql, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->quality, (uint8_t)RTE_MIN(q, top), __ATOMIC_RELAXED);
+	lsw_store_relaxed(&s->load_level, ll);
+	lsw_store_relaxed(&s->queue_level, ql);
+	lsw_store_relaxed(&s->quality, (uint8_t)RTE_MIN(q, top));
 }
 
 uint32_t
@@ -109,7 +113,7 @@ lsw_ecmp_best(const uint8_t *q, uint8_t n, uint32_t live, int cur, uint64_t *rng
 }
 
 uint8_t
-lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw_flowlet *tbl,
+lsw_ecmp_choose(const struct lsw_ecmp_grp_dp *g, struct lsw_ecmp_ws *ws, struct lsw_flowlet *tbl,
 		uint8_t n, const uint8_t *q, uint32_t busy, uint32_t live, uint32_t hash,
 		uint64_t now, uint64_t *rng)
 {
@@ -135,7 +139,7 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw
 	case LSW_ECMP_PACKET_QUALITY:
 		m = lsw_ecmp_best(q, n, live, cur, rng);
 		if (cur >= 0 && m != cur)
-			c->reassign[m]++;
+			c->member[m].reassign++;
 		break;
 	case LSW_ECMP_FIXED:
 		if (cur >= 0 && (live >> cur & 1)) {
@@ -143,7 +147,7 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw
 			break;
 		}
 		m = lsw_ecmp_best(q, n, live, -1, rng);
-		c->flowlets[m]++;
+		c->member[m].flowlets++;
 		break;
 	default: /* flowlet_random, flowlet_quality */
 		if (active) {
@@ -159,7 +163,7 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw
 				if (q[b] >= q[cur] + g->margin) {
 					ws->last_move = now;
 					m = b;
-					c->rebalance[m]++;
+					c->member[m].rebalance++;
 				}
 			}
 			break;
@@ -167,13 +171,14 @@ lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws, struct lsw
 		m = g->mode == LSW_ECMP_FLOWLET_RANDOM ?
 		    lsw_ecmp_nth(live, rand_below(rng, (uint8_t)__builtin_popcount(live))) :
 		    lsw_ecmp_best(q, n, live, cur, rng);
-		c->flowlets[m]++;
+		c->member[m].flowlets++;
 		if (cur >= 0 && m != cur)
-			c->reassign[m]++;
+			c->member[m].reassign++;
 		break;
 	}
-	e->last = now != 0 ? now : 1;
-	e->member = m;
+	/* ecmp.stats counts the entries in use: it reads them as they stand. */
+	lsw_store_relaxed(&e->last, now != 0 ? now : 1);
+	lsw_store_relaxed(&e->member, m);
 	return m;
 }
 
@@ -186,14 +191,14 @@ lsw_ecmp_publish_paused(struct lsw_worker *w, uint16_t port, uint64_t now)
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if ((int64_t)(s->pause_until[q] - now) > 0)
 			paused |= (uint8_t)(1u << q);
-	__atomic_store_n(&w->dp->ecmp_sig[port].paused, paused, __ATOMIC_RELAXED);
+	lsw_store_relaxed(&w->dp->ecmp_sig[port].paused, paused);
 }
 
 /* Sample @port's load and queue and publish its quality and PFC-paused queues (owner).
  * Once per sample interval: out of line, so that the worker loop stays small enough for
  * the IPv4 path to inline into it. */
 __rte_noinline void
-lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		     uint64_t now)
 {
 	const struct lsw_sched *s = w->dp->sched[port];
@@ -211,8 +216,8 @@ lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint1
  * loop, which cost every packet 10% even with the default hash mode, which never calls
  * it. */
 __rte_noinline uint8_t
-lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
-		const struct lsw_ecmp_grp *eg, const struct lsw_nhg *g,
+lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
+		const struct lsw_ecmp_grp_dp *eg, const struct lsw_nhg *g,
 		const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint8_t tc,
 		uint64_t now)
 {
@@ -229,12 +234,12 @@ lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
 		for (uint8_t i = 0; i < g->n; i++) {
 			uint16_t port = w->dp->fib->nh[g->member[i]].port;
 			const struct lsw_ecmp_sig *sig = &w->dp->ecmp_sig[port];
-			uint8_t paused = __atomic_load_n(&sig->paused, __ATOMIC_RELAXED);
-			q[i] = (paused >> conf->mmu.tc_q[port][tc] & 1) ? 0 :
-			       __atomic_load_n(&sig->quality, __ATOMIC_RELAXED) + 1;
+			uint8_t paused = lsw_load_relaxed(&sig->paused);
+			q[i] = (paused >> conf->buffer.tc_q[port][tc] & 1) ? 0 :
+			       lsw_load_relaxed(&sig->quality) + 1;
 			/* Congested: paused, a queue building, or loaded past load_max. */
-			if (q[i] == 0 || __atomic_load_n(&sig->queue_level, __ATOMIC_RELAXED) > 0 ||
-			    __atomic_load_n(&sig->load_level, __ATOMIC_RELAXED) == LSW_ECMP_LEVELS - 1)
+			if (q[i] == 0 || lsw_load_relaxed(&sig->queue_level) > 0 ||
+			    lsw_load_relaxed(&sig->load_level) == LSW_ECMP_LEVELS - 1)
 				busy |= 1u << i;
 		}
 	return lsw_ecmp_choose(eg, &eg->ws[w->idx], eg->tbl[w->idx], g->n, q, busy, live, h,

@@ -55,7 +55,7 @@ ecn_field(const struct rte_mbuf *m, uint8_t **l3)
 }
 
 bool
-lsw_aqm_dequeue(struct lsw_worker *w, const struct lsw_aqm_cfg *a, uint16_t port, uint8_t q,
+lsw_ecn_dequeue(struct lsw_worker *w, const struct lsw_ecn_dp *a, uint16_t port, uint8_t q,
 		struct rte_mbuf *m, uint64_t qlen)
 {
 	const struct lsw_pkt_meta *meta = lsw_meta(m);
@@ -67,20 +67,20 @@ lsw_aqm_dequeue(struct lsw_worker *w, const struct lsw_aqm_cfg *a, uint16_t port
 	if ((ecn = ecn_field(m, &l3)) < 0)
 		return false;
 	if (ecn != 0 && a->marks) {
-		if (!lsw_aqm_hit(&a->mark, qlen, &w->rng))
+		if (!lsw_ecn_hit(&a->mark, qlen, &w->rng))
 			return false;
 		enum lsw_ecn_result r = l3[0] >> 4 == 6 ? lsw_ecn_mark_ipv6(l3) :
 							  lsw_ecn_mark_ipv4(l3);
 		if (r == LSW_ECN_MARKED) {
-			w->mmu->q_ecn_marked_pkts[port][q]++;
-			w->mmu->q_ecn_marked_bytes[port][q] += m->pkt_len;
+			w->buffer->ctr.q_ecn_marked_pkts[port][q]++;
+			w->buffer->ctr.q_ecn_marked_bytes[port][q] += m->pkt_len;
 			w->ctr->port[port].ctr[LSW_PC_ECN_MARKED_PACKETS]++;
 			if (meta->flags & LSW_META_ROCE)
 				w->ctr->port[port].ctr[LSW_PC_ROCE_ECN_MARKED_PKTS]++;
-			if (__atomic_load_n(&w->dp->snap_mode, __ATOMIC_RELAXED) & LSW_SNAP_MARKS)
-				lsw_snap_take(w, port, LSW_SNAP_MARK, 0, m);
+			if (lsw_load_relaxed(&w->dp->dropsnap_mode) & LSW_DROPSNAP_MARKS)
+				lsw_dropsnap_take(w, port, LSW_DROPSNAP_MARK, 0, m);
 		}
 		return false;
 	}
-	return a->drops && lsw_aqm_hit(&a->drop, qlen, &w->rng);
+	return a->drops && lsw_ecn_hit(&a->drop, qlen, &w->rng);
 }

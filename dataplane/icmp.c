@@ -22,7 +22,7 @@ untag(struct rte_mbuf *m, const struct lsw_pkt_info *pi)
 
 enum lsw_drop
 lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
-		    const struct lsw_dp_port *port)
+		    const struct lsw_port_dp *port)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pi->l3_off);
 	uint32_t ihl = rte_ipv4_hdr_len(ip), len = pi->l3_len - ihl;
@@ -65,21 +65,20 @@ lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
  * one word (GCRA: the time the bucket would be full again), so that a compare-and-swap
  * updates it without a lock; errors are rare next to packets. */
 bool
-lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_dp_conf *conf, uint64_t now)
+lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_snapshot *conf, uint64_t now)
 {
 	if (conf->icmp_rate == 0 || conf->icmp_burst == 0)
 		return false;
 	const uint64_t step = RTE_MAX(dp->tsc_hz / conf->icmp_rate, UINT64_C(1));
 	const uint64_t tau = (uint64_t)(conf->icmp_burst - 1) * step;
-	uint64_t tat = __atomic_load_n(&dp->icmp_tat, __ATOMIC_RELAXED), next;
+	uint64_t tat = lsw_load_relaxed(&dp->icmp_tat), next;
 
 	do {
 		uint64_t base = (int64_t)(tat - now) > 0 ? tat : now;
 		if (base - now > tau)
 			return false;
 		next = base + step;
-	} while (!__atomic_compare_exchange_n(&dp->icmp_tat, &tat, next, true, __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
+	} while (!lsw_cas_relaxed(&dp->icmp_tat, &tat, next));
 	return true;
 }
 
@@ -97,13 +96,13 @@ is_icmp_error(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi)
  * came from. RFC 1812: never about an ICMP error or a non-first fragment.
  */
 __rte_noinline __rte_cold void
-lsw_icmp_error(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+lsw_icmp_error(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 	       struct rte_mbuf *orig, const struct lsw_pkt_info *pi, uint8_t type, uint8_t code,
 	       uint16_t mtu, uint64_t now)
 {
 	const struct rte_ipv4_hdr *oip =
 		rte_pktmbuf_mtod_offset(orig, const struct rte_ipv4_hdr *, pi->l3_off);
-	const struct lsw_dp_port *p = &conf->port[in_port];
+	const struct lsw_port_dp *p = &conf->port[in_port];
 	uint32_t src = lsw_port_src_addr(p, rte_be_to_cpu_32(oip->src_addr));
 
 	if (src == 0 || is_icmp_error(oip, pi) ||

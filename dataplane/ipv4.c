@@ -53,7 +53,7 @@ check_addrs(uint32_t src, uint32_t dst)
 }
 
 static __rte_noinline void
-local_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+local_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 	    struct rte_mbuf *m, const struct lsw_pkt_info *pi)
 {
 	enum lsw_drop d = lsw_icmp_echo_reply(m, pi, &conf->port[in_port]);
@@ -70,19 +70,19 @@ local_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_po
  * port's priority, and before admission so no PG fills (no pause upstream). Out of line:
  * it is rare, and kept out of the hot function it stays small enough to inline. */
 static __rte_noinline bool
-wd_dropped(struct lsw_worker *w, const struct lsw_dp_conf *conf, struct rte_mbuf *m)
+wd_dropped(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbuf *m)
 {
 	const struct lsw_pkt_meta *meta = lsw_meta(m);
 	uint8_t out = meta->out_port, in = meta->in_port;
-	uint8_t in_q = conf->mmu.tc_q[in][meta->tc];
+	uint8_t in_q = conf->buffer.tc_q[in][meta->tc];
 
 	if (conf->port[out].wd_drop >> meta->queue & 1) {
-		w->mmu->wd_tx_drops[out][meta->queue]++;
+		w->buffer->ctr.wd_tx_drops[out][meta->queue]++;
 		lsw_count_drop(w, out, LSW_DROP_PFC_WD_TX_DROP, m);
 		return true;
 	}
 	if (conf->port[in].wd_drop >> in_q & 1) {
-		w->mmu->wd_rx_drops[in][in_q]++;
+		w->buffer->ctr.wd_rx_drops[in][in_q]++;
 		lsw_count_drop(w, in, LSW_DROP_PFC_WD_RX_DROP, m);
 		return true;
 	}
@@ -93,13 +93,13 @@ wd_dropped(struct lsw_worker *w, const struct lsw_dp_conf *conf, struct rte_mbuf
  * Admission runs per burst (lsw_admit_flush), so that packets of one class share the work.
  * Inlined into the forwarding path; lsw_ipv4_output is the same for other callers. */
 static __rte_always_inline void
-ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
+ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
 	    struct rte_mbuf *m)
 {
 	struct lsw_pkt_meta *meta = lsw_meta(m);
 
 	meta->out_port = (uint8_t)out;
-	meta->queue = conf->mmu.tc_q[out][meta->tc];
+	meta->queue = conf->buffer.tc_q[out][meta->tc];
 	if (unlikely(conf->port[out].wd_drop | conf->port[meta->in_port].wd_drop) &&
 	    wd_dropped(w, conf, m))
 		return;
@@ -113,67 +113,19 @@ ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
 }
 
 void
-lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
+lsw_ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
 		struct rte_mbuf *m)
 {
 	ipv4_output(w, conf, out, m);
 }
 
-static inline uint32_t
-class_key(const struct lsw_pkt_meta *m)
-{
-	return (uint32_t)m->in_port << 24 | (uint32_t)m->pg << 16 | (uint32_t)m->out_port << 8 |
-	       m->queue;
-}
-
-void
-lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf)
-{
-	struct lsw_pkt_meta *meta[LSW_BURST];
-	uint32_t len[LSW_BURST];
-	uint8_t drop[LSW_BURST];
-	uint16_t n = w->n_adm;
-
-	w->n_adm = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		meta[i] = lsw_meta(w->adm[i]);
-		len[i] = w->adm[i]->pkt_len;
-	}
-	for (uint16_t i = 0, j; i < n; i = j) {
-		/* A run: consecutive packets of one (ingress PG, egress queue); the TC too, for
-		 * the histogram. */
-		uint32_t key = class_key(meta[i]);
-		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc; j++)
-			;
-		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
-		lsw_mmu_admit_run(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu,
-				  meta + i, len + i, k, drop + i);
-		/* Within one worker occupancy only grows here, so the run's end is its peak. */
-		lsw_mmu_watermarks(w->dp->mmu, conf->n_workers, w->mmu, &conf->mmu,
-				   meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);
-		/* The run's queue, when it is ours: no per-packet lookups. */
-		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
-				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
-		for (uint16_t x = i; x < j; x++) {
-			enum lsw_drop d = (enum lsw_drop)drop[x];
-			if (unlikely(d != LSW_DROP_NONE))
-				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
-					       w->adm[x]);
-			else if (likely(f != NULL))
-				lsw_fifo_push(f, w->adm[x], meta[x]); /* holds every mbuf: no fail */
-			else
-				lsw_tx_enqueue(w, conf, out, w->adm[x]);
-		}
-	}
-}
-
 /* The traffic class: from DSCP (or 802.1p where the port maps it); RoCEv2 CNPs ride
  * LSW.global.cnp_tc unless it says "dscp". */
 static __rte_always_inline uint8_t
-classify(const struct lsw_dp_conf *conf, uint16_t in_port, const struct rte_ipv4_hdr *ip,
+classify(const struct lsw_snapshot *conf, uint16_t in_port, const struct rte_ipv4_hdr *ip,
 	 const struct lsw_pkt_info *pi)
 {
-	const struct lsw_mmu_conf *mc = &conf->mmu;
+	const struct lsw_buffer_dp *mc = &conf->buffer;
 	uint8_t tc = (mc->use_dot1p[in_port] && (pi->flags & LSW_PF_VLAN)) ?
 		mc->dot1p_tc[in_port][pi->vlan_tci >> 13] :
 		mc->dscp_tc[in_port][ip->type_of_service >> 2];
@@ -187,7 +139,7 @@ classify(const struct lsw_dp_conf *conf, uint16_t in_port, const struct rte_ipv4
 /* The member of FORWARD group @gid for @m, counted per member. The default hash inline:
  * hash * n >> 32 maps it onto [0, n) without a division; other modes out of line. */
 static __rte_always_inline uint8_t
-ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
+ecmp_pick(struct lsw_worker *w, const struct lsw_snapshot *conf, uint32_t gid,
 	  const struct lsw_nhg *g, const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip,
 	  const struct lsw_pkt_info *pi, uint16_t in_port, uint32_t crc, uint64_t now)
 {
@@ -195,7 +147,7 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 	if (unlikely(gid >= conf->ecmp.n_grp || conf->ecmp.grp[gid].ws == NULL))
 		return lsw_ecmp_hash_live(lsw_hash_mix(crc, conf->ecmp_seed), g->n,
 					  conf->ecmp_down ? lsw_ecmp_live(w->dp->fib, conf, g) : 0);
-	const struct lsw_ecmp_grp *eg = &conf->ecmp.grp[gid];
+	const struct lsw_ecmp_grp_dp *eg = &conf->ecmp.grp[gid];
 	uint8_t i;
 
 	if (likely(eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT)) {
@@ -206,72 +158,99 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint32_t gid,
 	} else
 		i = lsw_ecmp_select(w, conf, eg, g, ip, pi, classify(conf, in_port, ip, pi), now);
 	struct lsw_ecmp_ctr *c = &eg->ws[w->idx].ctr;
-	c->tx[i].pkts++;
-	c->tx[i].bytes += m->pkt_len;
+	c->member[i].pkts++;
+	c->member[i].bytes += m->pkt_len;
 	return i;
 }
 
-void
-lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
-	       struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
-{
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pi->l3_off);
-	const struct lsw_fib *fib = w->dp->fib;
-	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
-	enum lsw_drop d;
-	uint32_t v, nh_ip;
-	uint64_t mac;
-	uint16_t out;
+/*
+ * The IPv4 path in three stages, as l3fwd's: check, route, forward. Each is always inlined
+ * into lsw_ipv4_input, so that the code is what one function gave; what is rare stays out
+ * of line (local_input, wd_dropped, lsw_icmp_error, lsw_neigh_hold, lsw_ecmp_select).
+ */
 
-	struct lsw_pkt_meta *meta = lsw_meta(m); /* flags cleared on receive (worker.c) */
+/* Check: RoCEv2 counted, martian addresses and a unicast destination in a multicast frame
+ * refused. The reason to drop, or LSW_DROP_NONE. */
+static __rte_always_inline enum lsw_drop
+ipv4_check(struct lsw_worker *w, uint16_t in_port, const struct rte_mbuf *m,
+	   const struct lsw_pkt_info *pi, const struct rte_ipv4_hdr *ip, uint32_t dst)
+{
+	enum lsw_drop d;
+
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		roce_input(w, in_port, m, pi);
 	d = check_addrs(rte_be_to_cpu_32(ip->src_addr), dst);
 	if (unlikely(d != LSW_DROP_NONE))
-		goto drop_in;
-	if (unlikely(pi->flags & LSW_PF_DMAC_MC)) {
-		d = LSW_DROP_UC_DIP_MC_DMAC;
-		goto drop_in;
-	}
+		return d;
+	if (unlikely(pi->flags & LSW_PF_DMAC_MC))
+		return LSW_DROP_UC_DIP_MC_DMAC;
+	return LSW_DROP_NONE;
+}
+
+/* Where the route sends a packet. */
+struct ipv4_next {
+	uint16_t out;       /* the egress port */
+	uint32_t nh_ip;     /* the next hop (the destination itself on a connected subnet) */
+	uint64_t mac;       /* LSW_NH_MAC_VALID | its MAC, or 0: to be resolved by ARP */
+};
+
+/* Route: the LPM, then the next hop (an ECMP group's member) or the connected port. True
+ * when @m is to be forwarded as @nx says; false when not, *@d then the reason to drop it,
+ * or LSW_DROP_NONE when the switch took it (ICMP echo to its own address). */
+static __rte_always_inline bool
+ipv4_route(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+	   struct rte_mbuf *m, const struct lsw_pkt_info *pi, const struct rte_ipv4_hdr *ip,
+	   uint32_t dst, uint64_t now, struct ipv4_next *nx, enum lsw_drop *d)
+{
+	const struct lsw_fib *fib = w->dp->fib;
+	const struct lsw_nh *nh;
+	uint32_t v;
+
 	/* The flow's CRC before the route: it does not wait for the lookup, only its seed
 	 * (the group's) does. */
 	uint32_t crc = lsw_flow_crc(ip, pi);
 	if (unlikely(rte_lpm_lookup(fib->lpm, dst, &v) != 0)) {
-		d = LSW_DROP_LPM4_MISS;
-		goto drop_in;
+		*d = LSW_DROP_LPM4_MISS;
+		return false;
 	}
-
-	const struct lsw_nh *nh;
 	if (likely(v & LSW_FIB_NH_BIT)) {
 		nh = &fib->nh[v & ~LSW_FIB_NH_BIT];
 	} else {
-		const struct lsw_nhg *g = __atomic_load_n(&fib->group[v], __ATOMIC_ACQUIRE);
+		const struct lsw_nhg *g = lsw_acquire(&fib->group[v]);
 		switch (g->type) {
 		case LSW_NHG_FORWARD:
 			nh = &fib->nh[g->member[ecmp_pick(w, conf, v, g, m, ip, pi, in_port, crc, now)]];
 			break;
 		case LSW_NHG_LOCAL:
 			local_input(w, conf, in_port, m, pi);
-			return;
+			*d = LSW_DROP_NONE;
+			return false;
 		case LSW_NHG_GLEAN:
-			nh = NULL;
-			out = g->port;
-			nh_ip = dst;
-			mac = 0;
-			break;
+			*nx = (struct ipv4_next){.out = g->port, .nh_ip = dst, .mac = 0};
+			return true;
 		default:
-			d = LSW_DROP_BLACKHOLE_ROUTE;
-			goto drop_in;
+			*d = LSW_DROP_BLACKHOLE_ROUTE;
+			return false;
 		}
 	}
-	if (nh != NULL) {
-		out = nh->port;
-		nh_ip = nh->ip;
-		mac = __atomic_load_n(&nh->mac, __ATOMIC_ACQUIRE);
-	}
-	/* Classified after the route: the lookup does not wait for it. From here on a drop
-	 * snapshot knows where the packet was going. */
-	const struct lsw_mmu_conf *mc = &conf->mmu;
+	*nx = (struct ipv4_next){.out = nh->port, .nh_ip = nh->ip, .mac = lsw_acquire(&nh->mac)};
+	return true;
+}
+
+/* Forward: classify (after the route, so that the lookup does not wait for it), then TTL,
+ * egress admin state and MTU, and the packet goes to admission with its new Ethernet
+ * header, or waits for ARP. What the egress port refuses is counted there; the reason to
+ * drop it on the ingress port (TTL) is returned, else LSW_DROP_NONE. */
+static __rte_always_inline enum lsw_drop
+ipv4_forward(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+	     struct rte_mbuf *m, const struct lsw_pkt_info *pi, struct rte_ipv4_hdr *ip,
+	     const struct ipv4_next *nx, uint64_t now)
+{
+	const struct lsw_buffer_dp *mc = &conf->buffer;
+	struct lsw_pkt_meta *meta = lsw_meta(m); /* flags cleared on receive (worker.c) */
+	const uint16_t out = nx->out;
+
+	/* From here on a drop snapshot knows where the packet was going. */
 	uint8_t tc = classify(conf, in_port, ip, pi);
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		meta->flags = LSW_META_ROCE |
@@ -284,19 +263,18 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 
 	if (unlikely(ip->time_to_live <= 1)) {
 		lsw_icmp_error(w, conf, in_port, m, pi, 11, 0, 0, now);
-		d = LSW_DROP_TTL;
-		goto drop_in;
+		return LSW_DROP_TTL;
 	}
-	const struct lsw_dp_port *op = &conf->port[out];
+	const struct lsw_port_dp *op = &conf->port[out];
 	if (unlikely(!op->admin_up)) {
 		lsw_count_drop(w, out, LSW_DROP_L3_EGRESS_LINK_DOWN, m);
-		return;
+		return LSW_DROP_NONE;
 	}
 	if (unlikely(pi->l3_len > op->mtu)) {
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
 			lsw_icmp_error(w, conf, in_port, m, pi, 3, 4, op->mtu, now);
 		lsw_count_drop(w, out, LSW_DROP_EXCEEDS_L3_MTU, m);
-		return;
+		return LSW_DROP_NONE;
 	}
 	/* Bytes after the IP packet (Ethernet padding, or garbage) are not forwarded, as a
 	 * router rebuilds the frame: a frame longer than the MTU allows would never fit the
@@ -304,17 +282,39 @@ lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in
 	if (unlikely(m->pkt_len > (uint32_t)pi->l3_off + pi->l3_len))
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - pi->l3_off - pi->l3_len));
 	lsw_ipv4_ttl_dec(ip);
-	if (likely(mac & LSW_NH_MAC_VALID)) {
-		lsw_l2_routed(m, mac, op, tc, pi->flags & LSW_PF_VLAN, LSW_ETHERTYPE_IPV4);
+	if (likely(nx->mac & LSW_NH_MAC_VALID)) {
+		lsw_l2_routed(m, nx->mac, op, tc, pi->flags & LSW_PF_VLAN, LSW_ETHERTYPE_IPV4);
 		ipv4_output(w, conf, out, m);
-		return;
+		return LSW_DROP_NONE;
 	}
 	/* Held untagged: the header is written when the neighbor resolves. */
 	if (pi->flags & LSW_PF_VLAN)
 		rte_pktmbuf_adj(m, 4);
-	lsw_neigh_hold(w, conf, in_port, out, nh_ip, m, now);
-	return;
+	lsw_neigh_hold(w, conf, in_port, out, nx->nh_ip, m, now);
+	return LSW_DROP_NONE;
+}
 
+void
+lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+	       struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, pi->l3_off);
+	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+	struct ipv4_next nx;
+	enum lsw_drop d;
+
+	/* Every drop on the ingress port at one call, as a single function had it. */
+	d = ipv4_check(w, in_port, m, pi, ip, dst);
+	if (unlikely(d != LSW_DROP_NONE))
+		goto drop_in;
+	if (unlikely(!ipv4_route(w, conf, in_port, m, pi, ip, dst, now, &nx, &d))) {
+		if (d == LSW_DROP_NONE)
+			return; /* the switch's own */
+		goto drop_in;
+	}
+	d = ipv4_forward(w, conf, in_port, m, pi, ip, &nx, now);
+	if (likely(d == LSW_DROP_NONE))
+		return;
 drop_in:
 	lsw_count_drop(w, in_port, d, m);
 }

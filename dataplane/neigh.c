@@ -10,7 +10,7 @@
 #define ARP_FRAME_LEN 60 /* minimum Ethernet frame without FCS */
 
 bool
-lsw_port_has_addr(const struct lsw_dp_port *p, uint32_t ip)
+lsw_port_has_addr(const struct lsw_port_dp *p, uint32_t ip)
 {
 	for (unsigned int i = 0; i < p->n_addr; i++)
 		if (p->addr[i] == ip)
@@ -19,7 +19,7 @@ lsw_port_has_addr(const struct lsw_dp_port *p, uint32_t ip)
 }
 
 static bool
-port_on_link(const struct lsw_dp_port *p, uint32_t ip)
+port_on_link(const struct lsw_port_dp *p, uint32_t ip)
 {
 	for (unsigned int i = 0; i < p->n_addr; i++)
 		if (((ip ^ p->addr[i]) & lsw_prefix_mask(p->plen[i])) == 0)
@@ -29,7 +29,7 @@ port_on_link(const struct lsw_dp_port *p, uint32_t ip)
 
 /* The port address to speak from towards @dst: the one whose subnet holds it, else the first. */
 uint32_t
-lsw_port_src_addr(const struct lsw_dp_port *p, uint32_t dst)
+lsw_port_src_addr(const struct lsw_port_dp *p, uint32_t dst)
 {
 	for (unsigned int i = 0; i < p->n_addr; i++)
 		if (((dst ^ p->addr[i]) & lsw_prefix_mask(p->plen[i])) == 0)
@@ -56,10 +56,10 @@ learn(struct lsw_worker *w, uint16_t port, uint32_t ip, const struct rte_ether_a
 }
 
 __rte_noinline void
-lsw_arp_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+lsw_arp_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 	      struct rte_mbuf *m, const struct lsw_pkt_info *pi)
 {
-	const struct lsw_dp_port *p = &conf->port[in_port];
+	const struct lsw_port_dp *p = &conf->port[in_port];
 	struct rte_arp_hdr *arp = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *, pi->l3_off);
 	struct rte_arp_ipv4 *a = &arp->arp_data;
 	uint16_t op = rte_be_to_cpu_16(arp->arp_opcode);
@@ -103,10 +103,10 @@ lsw_arp_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_
 }
 
 void
-lsw_arp_request(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_arp_request(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		uint32_t ip)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	struct rte_mbuf *m = rte_pktmbuf_alloc(w->dp->pool);
 
 	if (m == NULL) {
@@ -130,7 +130,7 @@ lsw_arp_request(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t p
 }
 
 __rte_noinline void
-lsw_neigh_hold(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+lsw_neigh_hold(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 	       uint16_t port, uint32_t ip, struct rte_mbuf *m, uint64_t now)
 {
 	struct lsw_hold_slot *s, *free_slot = NULL;
@@ -172,14 +172,14 @@ slot_release(struct lsw_worker *w, struct lsw_hold_slot *s)
 /* Called each loop while packets are held: send those whose next hop resolved, re-ARP the
  * others, and drop after arp_tries requests went unanswered. */
 void
-lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
+lsw_neigh_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
 {
 	bool released = false;
 
 	for (struct lsw_hold_slot *s = w->hold; s < w->hold + LSW_HOLD_SLOTS; s++) {
 		if (s->ip == 0)
 			continue;
-		const struct lsw_dp_port *p = &conf->port[s->port];
+		const struct lsw_port_dp *p = &conf->port[s->port];
 		uint64_t mac = lsw_fib_neigh_mac(w->dp->fib, s->ip, s->port);
 		if (mac & LSW_NH_MAC_VALID) {
 			for (unsigned int i = 0; i < s->n; i++) {

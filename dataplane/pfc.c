@@ -23,14 +23,14 @@ rx_resume(struct lsw_worker *w, struct lsw_pfc_port *pf, uint16_t port, int prio
 	if (!(pf->rx_paused >> prio & 1))
 		return;
 	w->ctr->port[port].pfc.rx_pause_ticks[prio] += end - pf->rx_since[prio];
-	pf->rx_paused &= (uint8_t)~(1u << prio);
-	pf->rx_since[prio] = 0;
+	lsw_store_relaxed(&pf->rx_paused, (uint8_t)(pf->rx_paused & ~(1u << prio)));
+	lsw_store_relaxed(&pf->rx_since[prio], 0);
 }
 
 /* Queue pauses follow the priorities mapped to them (the longest wins); an 802.3x PAUSE
  * stops every queue, whatever the priority map says. */
 static void
-apply_queue_pauses(struct lsw_sched *s, const struct lsw_dp_port *p, uint64_t now)
+apply_queue_pauses(struct lsw_sched *s, const struct lsw_port_dp *p, uint64_t now)
 {
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		s->pause_until[q] = s->pfc.port_paused ? s->pfc.port_until : now;
@@ -46,10 +46,10 @@ apply_queue_pauses(struct lsw_sched *s, const struct lsw_dp_port *p, uint64_t no
 /* Out of line: rare next to data packets, and the worker loop stays small enough to inline
  * the IPv4 path. */
 __rte_noinline void
-lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_pfc_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	      struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	struct lsw_sched *s = w->dp->sched[port];
 	struct lsw_pfc_port *pf = &s->pfc;
 	struct lsw_pfc_counters *pc = &w->ctr->port[port].pfc;
@@ -90,12 +90,13 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t por
 		}
 		if (!(pf->rx_paused >> prio & 1)) {
 			pc->on2off_rx[prio]++;
-			pf->rx_paused |= (uint8_t)(1u << prio);
-			pf->rx_since[prio] = now;
+			lsw_store_relaxed(&pf->rx_paused, (uint8_t)(pf->rx_paused | 1u << prio));
+			lsw_store_relaxed(&pf->rx_since[prio], now);
 		}
 		/* A new XOFF replaces the timer, whatever was left of it. */
-		pf->rx_until[prio] = now + lsw_pause_ticks(f.time[prio], conf->sched[port].rate_bps,
-							   w->dp->tsc_hz);
+		lsw_store_relaxed(&pf->rx_until[prio],
+				  now + lsw_pause_ticks(f.time[prio], conf->sched[port].rate_bps,
+							w->dp->tsc_hz));
 	}
 	apply_queue_pauses(s, p, now);
 	lsw_ecmp_publish_paused(w, port, now); /* new flowlets avoid it from now on */
@@ -103,10 +104,10 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t por
 }
 
 void
-lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_pfc_update(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	       uint64_t now)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	struct lsw_sched *s = w->dp->sched[port];
 	struct lsw_pfc_port *pf = &s->pfc;
 
@@ -141,13 +142,15 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 			continue;
 		}
 		if (!paused) {
-			if (!lsw_mmu_pg_xoff(w->dp->mmu, conf->n_workers, &conf->mmu, port, pg))
+			if (!lsw_buffer_pg_xoff(w->dp->buffer, conf->n_workers, &conf->buffer, port,
+						pg))
 				continue;
 			pf->xoff_pg |= (uint8_t)(1u << pg);
 			pf->tx_xoff |= prios;
 			pf->tx_xon &= (uint8_t)~prios;
 			pf->refresh[pg] = now + pause / 2;
-		} else if (lsw_mmu_pg_xon(w->dp->mmu, conf->n_workers, &conf->mmu, port, pg)) {
+		} else if (lsw_buffer_pg_xon(w->dp->buffer, conf->n_workers, &conf->buffer, port,
+					     pg)) {
 			pf->xoff_pg &= (uint8_t)~(1u << pg);
 			pf->tx_xon |= prios;
 			pf->tx_xoff &= (uint8_t)~prios;
@@ -168,10 +171,10 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 }
 
 struct rte_mbuf *
-lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		   uint64_t now)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	struct lsw_pfc_port *pf = &w->dp->sched[port]->pfc;
 	struct lsw_pfc_counters *pc = &w->ctr->port[port].pfc;
 	uint8_t enable = pf->tx_xoff | pf->tx_xon;
@@ -193,10 +196,10 @@ lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_
 		if (pf->tx_xoff >> prio & 1) {
 			time[prio] = p->pfc_quanta;
 			if (pf->tx_since[prio] == 0)
-				pf->tx_since[prio] = now;
+				lsw_store_relaxed(&pf->tx_since[prio], now);
 		} else if (pf->tx_since[prio] != 0) {
 			pc->tx_pause_ticks[prio] += now - pf->tx_since[prio];
-			pf->tx_since[prio] = 0;
+			lsw_store_relaxed(&pf->tx_since[prio], 0);
 		}
 	}
 	lsw_pfc_encode(frame, &p->mac, enable, time);

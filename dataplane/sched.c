@@ -37,7 +37,7 @@ lsw_sched_free(struct lsw_sched *s)
 /* The bucket's depth in tokens (bits * hz), saturated: 400G with a 10 ms bucket is more
  * than an int64 holds. A quarter of the range leaves room for what refills add. */
 static int64_t
-cap_tokens(const struct lsw_sched_cfg *c, uint64_t hz)
+cap_tokens(const struct lsw_sched_dp *c, uint64_t hz)
 {
 	unsigned __int128 t = (unsigned __int128)c->burst_bytes * 8 * hz;
 
@@ -45,7 +45,7 @@ cap_tokens(const struct lsw_sched_cfg *c, uint64_t hz)
 }
 
 void
-lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz, uint64_t now)
+lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz, uint64_t now)
 {
 	int64_t cap = cap_tokens(c, hz);
 	uint64_t elapsed = now - s->last;
@@ -65,7 +65,7 @@ lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t h
 }
 
 uint64_t
-lsw_shaper_wait(const struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz,
+lsw_shaper_wait(const struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz,
 		int64_t cost)
 {
 	(void)hz;
@@ -81,7 +81,7 @@ servable(const struct lsw_sched *s, int q, uint64_t now)
 }
 
 int
-lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t now)
+lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t now)
 {
 	for (unsigned int m = c->strict_mask; m != 0; m &= ~(1u << (31 - __builtin_clz(m)))) {
 		int q = 31 - __builtin_clz(m); /* the highest strict queue first */

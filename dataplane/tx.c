@@ -10,18 +10,18 @@
 
 /* Drop a packet that was queued or staged: give back its buffer first. */
 static void
-drop_queued(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+drop_queued(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	    struct rte_mbuf *m, enum lsw_drop why)
 {
 	struct lsw_pkt_meta *meta = lsw_meta(m);
 
 	if (meta->flags & LSW_META_CHARGED)
-		lsw_mmu_release(w->mmu, &conf->mmu, meta);
+		lsw_buffer_release(w->buffer, &conf->buffer, meta);
 	lsw_count_drop(w, port, why, m);
 }
 
 static inline void
-push_local(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+push_local(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	   struct rte_mbuf *m)
 {
 	struct lsw_sched *s = w->dp->sched[port];
@@ -34,7 +34,7 @@ push_local(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 }
 
 static inline void
-stage(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, struct rte_mbuf *m)
+stage(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port, struct rte_mbuf *m)
 {
 	struct lsw_txbuf *b = &w->txb[port];
 
@@ -44,7 +44,7 @@ stage(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, struc
 }
 
 void
-lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	       struct rte_mbuf *m)
 {
 	/* Direct forwarding stages every port's packets and sends them in bursts. */
@@ -55,19 +55,19 @@ lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 }
 
 void
-lsw_tx_ctl(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_tx_ctl(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	   struct rte_mbuf *m)
 {
 	lsw_meta(m)->flags = LSW_META_CTL;
 	lsw_tx_enqueue(w, conf, port, m);
 }
 
-static uint16_t tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+static uint16_t tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			 struct rte_mbuf **pkts, uint16_t n);
 
 /* Hand staged packets to the owner of @port (or, forwarding direct, to the PMD). */
 void
-lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port)
+lsw_tx_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port)
 {
 	struct lsw_txbuf *b = &w->txb[port];
 	uint16_t n = b->n, sent;
@@ -94,7 +94,7 @@ lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 }
 
 void
-lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
 	for (uint16_t p = 0; p < conf->n_ports; p++)
 		if (w->txb[p].n)
@@ -103,7 +103,7 @@ lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 
 /* Move what other workers handed over into our ports' queues. Returns packets moved. */
 uint32_t
-lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
 	struct rte_mbuf *pkts[LSW_BURST];
 	uint32_t total = 0;
@@ -129,7 +129,7 @@ lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 /* Give the PMD @n frames; count what it took. Returns how many it took: the rest are the
  * caller's (the egress keeps them for the next loop, as a link holds back its sender). */
 static uint16_t
-tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	 struct rte_mbuf **pkts, uint16_t n)
 {
 	struct lsw_port_counters *pc = &w->ctr->port[port];
@@ -154,7 +154,7 @@ tx_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 
 /* Send from the egress: what the PMD refuses waits in the port's pending slots. */
 static void
-egress_tx(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+egress_tx(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	  struct rte_mbuf **pkts, uint16_t n)
 {
 	struct lsw_sched *s = w->dp->sched[port];
@@ -169,7 +169,7 @@ egress_tx(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 /* Empty data queue @q of @port, giving the buffer back and counting each packet as @why.
  * Returns how many there were. */
 static uint32_t
-drop_queue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, int q,
+drop_queue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port, int q,
 	   enum lsw_drop why)
 {
 	struct lsw_fifo *f = &w->dp->sched[port]->q[q];
@@ -182,7 +182,7 @@ drop_queue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, 
 			.out_port = (uint8_t)port, .queue = (uint8_t)q,
 			.in_part = e->in_part, .eg_part = e->eg_part,
 		};
-		lsw_mmu_release(w->mmu, &conf->mmu, &meta);
+		lsw_buffer_release(w->buffer, &conf->buffer, &meta);
 		lsw_count_drop(w, port, why, e->m);
 		n++;
 	}
@@ -191,7 +191,7 @@ drop_queue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, 
 }
 
 void
-lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		    enum lsw_drop why)
 {
 	struct lsw_sched *s = w->dp->sched[port];
@@ -211,28 +211,28 @@ lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16
 static void
 wred_drop(struct lsw_worker *w, uint16_t port, uint8_t q, struct rte_mbuf *m)
 {
-	w->mmu->q_drop_reason[port][q][LSW_QDROP_WRED]++;
-	w->mmu->q_drop_bytes[port][q] += m->pkt_len;
-	w->mmu->q_wred_drop_bytes[port][q] += m->pkt_len;
+	w->buffer->ctr.q_drop_reason[port][q][LSW_QDROP_WRED_DROP]++;
+	w->buffer->ctr.q_drop_bytes[port][q] += m->pkt_len;
+	w->buffer->ctr.q_wred_drop_bytes[port][q] += m->pkt_len;
 	lsw_count_drop(w, port, LSW_DROP_WRED_DROP, m);
 }
 
 /* Queues the PFC watchdog stormed with action drop hold nothing. */
 static void
-wd_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port)
+wd_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port)
 {
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		if (conf->port[port].wd_drop >> q & 1)
-			w->mmu->wd_tx_drops[port][q] += drop_queue(w, conf, port, q,
+			w->buffer->ctr.wd_tx_drops[port][q] += drop_queue(w, conf, port, q,
 								   LSW_DROP_PFC_WD_TX_DROP);
 }
 
 uint32_t
-lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	       uint64_t now)
 {
 	struct lsw_sched *s = w->dp->sched[port];
-	const struct lsw_sched_cfg *c = &conf->sched[port];
+	const struct lsw_sched_dp *c = &conf->sched[port];
 	const uint64_t hz = w->dp->tsc_hz, bit_ticks = 8 * hz;
 	struct rte_mbuf *pkts[LSW_BURST], *m;
 	uint16_t n = 0;
@@ -288,7 +288,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 		 * buffer is given back once per run of packets charged alike. */
 		struct lsw_fifo *f = &s->q[q];
 		const bool dwrr = !(c->strict_mask >> q & 1);
-		struct lsw_mmu_acc acc = {.bytes = 0};
+		struct lsw_buffer_acc acc = {.bytes = 0};
 		uint64_t bytes = 0, dropped = 0;
 		uint16_t first = n;
 		do {
@@ -297,15 +297,17 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 			int64_t cost = (int64_t)((len + c->overhead) * bit_ticks);
 			if (s->tokens < cost || (dwrr && s->deficit[q] < (int64_t)len))
 				break;
-			f->head++;
+			lsw_store_relaxed(&f->head, f->head + 1);
 			bytes += len;
-			lsw_mmu_release_acc(w->mmu, &conf->mmu, &acc, (uint8_t)port, (uint8_t)q,
-					    e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
+			lsw_buffer_release_acc(w->buffer, &conf->buffer, &acc, (uint8_t)port,
+					       (uint8_t)q,
+					       e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
 			/* ECN and WRED on the bytes left behind, the departing packet excluded,
 			 * and on those the PMD refused, which leave ahead of it. */
 			uint64_t behind = f->bytes - bytes + s->pend_bytes;
-			if (unlikely(behind > c->aqm_min[q]) &&
-			    lsw_aqm_dequeue(w, &conf->aqm[port][q], port, (uint8_t)q, e->m, behind)) {
+			if (unlikely(behind > c->ecn_min[q]) &&
+			    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m,
+					    behind)) {
 				wred_drop(w, port, (uint8_t)q, e->m);
 				dropped += len;
 				continue;
@@ -314,10 +316,10 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 			s->deficit[q] -= dwrr ? len : 0;
 			pkts[n++] = e->m;
 		} while (n < LSW_BURST && f->head != f->tail);
-		lsw_mmu_acc_flush(w->mmu, &conf->mmu, &acc);
+		lsw_buffer_acc_flush(w->buffer, &conf->buffer, &acc);
 		f->bytes -= bytes;
-		w->mmu->q_tx_pkts[port][q] += n - first;
-		w->mmu->q_tx_bytes[port][q] += bytes - dropped;
+		w->buffer->ctr.q_tx_pkts[port][q] += n - first;
+		w->buffer->ctr.q_tx_bytes[port][q] += bytes - dropped;
 		if (n == first && dropped == 0)
 			break; /* out of tokens: the head waits */
 	}
@@ -327,11 +329,11 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t po
 }
 
 uint64_t
-lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_egress_wait(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		uint64_t now)
 {
 	struct lsw_sched *s = w->dp->sched[port];
-	const struct lsw_sched_cfg *c = &conf->sched[port];
+	const struct lsw_sched_dp *c = &conf->sched[port];
 	uint64_t best = UINT64_MAX;
 
 	if (s->pfc.tx_xoff || s->pfc.tx_xon)

@@ -21,13 +21,13 @@ lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned 
 	w->idx = idx;
 	w->lcore = lcore;
 	w->ctr = &dp->ctr[idx];
-	w->mmu = dp->mmu[idx];
+	w->buffer = dp->buffer[idx];
 	w->rng = 0x9e3779b97f4a7c15ull * (idx + 1u); /* any non-zero seed */
 }
 
 static inline void
-handle_one(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
-	   const struct lsw_dp_port *p, struct rte_mbuf *m, uint64_t now)
+handle_one(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+	   const struct lsw_port_dp *p, struct rte_mbuf *m, uint64_t now)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	struct lsw_pkt_info pi;
@@ -66,19 +66,22 @@ handle_one(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
 	case LSW_ETHERTYPE_IPV6:
 		d = LSW_DROP_IPV6_NOT_ROUTED;
 		break;
-	default: /* LSW_ETHERTYPE_MACCTL: PFC and PAUSE, consumed */
+	case LSW_ETHERTYPE_MACCTL: /* PFC and PAUSE, consumed */
 		lsw_pfc_input(w, conf, port, m, &pi, now);
 		return;
+	default: /* lsw_parse lets no other EtherType through */
+		d = LSW_DROP_UNKNOWN_ETHERTYPE;
+		break;
 	}
 drop:
 	lsw_count_drop(w, port, d, m);
 }
 
 void
-lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+lsw_process_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		  struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	struct lsw_port_counters *pc = &w->ctr->port[port];
 	uint64_t bytes = 0, mc = 0;
 	uint16_t i;
@@ -110,7 +113,7 @@ lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t
 
 /* Shutdown: hand over what is staged, drop what is queued or waits for ARP. */
 void
-lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
+lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
 	lsw_admit_flush(w, conf);
 	lsw_tx_flush_all(w, conf);
@@ -123,18 +126,18 @@ lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf)
 static inline void
 check_wm_clear(struct lsw_worker *w)
 {
-	uint64_t gen = __atomic_load_n(&w->dp->wm_clear_gen, __ATOMIC_ACQUIRE);
+	uint64_t gen = lsw_acquire(&w->dp->wm_clear_gen);
 
-	if (unlikely(gen != w->mmu->wm_gen)) {
-		memset(w->mmu->pg_wm, 0, sizeof(w->mmu->pg_wm));
-		memset(w->mmu->q_wm, 0, sizeof(w->mmu->q_wm));
-		memset(w->mmu->pool_wm, 0, sizeof(w->mmu->pool_wm));
-		w->mmu->wm_gen = gen;
+	if (unlikely(gen != w->buffer->wm_gen)) {
+		memset(w->buffer->wm.pg, 0, sizeof(w->buffer->wm.pg));
+		memset(w->buffer->wm.q, 0, sizeof(w->buffer->wm.q));
+		memset(w->buffer->wm.pool, 0, sizeof(w->buffer->wm.pool));
+		w->buffer->wm_gen = gen;
 	}
 }
 
 uint32_t
-lsw_worker_egress(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
+lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
 {
 	uint32_t work = lsw_tx_drain_handoff(w, conf);
 
@@ -163,7 +166,7 @@ lsw_worker_egress(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t
  * it only yields the CPU, to whoever shares it.
  */
 static void
-idle_sleep(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now)
+idle_sleep(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
 {
 	const uint64_t hz = w->dp->tsc_hz;
 	uint64_t ticks = (uint64_t)conf->idle_sleep_us * hz / 1000000;
@@ -216,7 +219,7 @@ lsw_worker_main(void *arg)
 	struct lsw_worker *w = arg;
 	struct lsw_dp *dp = w->dp;
 	struct rte_mbuf *pkts[LSW_BURST];
-	const struct lsw_dp_conf *conf = NULL;
+	const struct lsw_snapshot *conf = NULL;
 
 	/* usleep() wakes up to the timer slack late: 50 us by default, 1 us asked. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -226,9 +229,9 @@ lsw_worker_main(void *arg)
 	w->sleep_late = dp->tsc_hz / 20000; /* 50 us until measured */
 	rte_rcu_qsbr_thread_register(dp->qsv, w->idx);
 	rte_rcu_qsbr_thread_online(dp->qsv, w->idx);
-	while (!__atomic_load_n(&dp->quit, __ATOMIC_ACQUIRE)) {
+	while (!lsw_acquire(&dp->quit)) {
 		/* One snapshot per iteration; it stays valid until the quiescent report below. */
-		conf = __atomic_load_n(&dp->conf, __ATOMIC_ACQUIRE);
+		conf = lsw_acquire(&dp->conf);
 		uint64_t now = rte_rdtsc();
 		uint32_t work = 0;
 
@@ -256,7 +259,7 @@ lsw_worker_main(void *arg)
 		if (work == 0 && conf->idle_sleep_us)
 			idle_sleep(w, conf, now);
 	}
-	conf = __atomic_load_n(&dp->conf, __ATOMIC_ACQUIRE);
+	conf = lsw_acquire(&dp->conf);
 	lsw_worker_drop_all(w, conf);
 	rte_rcu_qsbr_thread_offline(dp->qsv, w->idx);
 	rte_rcu_qsbr_thread_unregister(dp->qsv, w->idx);

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "lsw/shared.h"
 
 #ifndef LSW_VERSION
 #define LSW_VERSION "0.0.0"
@@ -20,6 +21,10 @@
 #define LSW_NAME_LEN      32
 #define LSW_DEVARGS_LEN   256
 #define LSW_BURST         32    /* rx/tx burst, as in l3fwd */
+#define LSW_NUM_TC        8     /* traffic classes */
+#define LSW_NUM_PG        8     /* ingress priority groups per port */
+#define LSW_NUM_QUEUES    8     /* egress queues per port */
+#define LSW_MAX_POOLS     8     /* buffer pools */
 #define LSW_MAX_FRAME     9238  /* 9216-byte MTU + Ethernet, one VLAN tag and FCS */
 #define LSW_MIN_MTU       68    /* RFC 791 */
 #define LSW_MAX_MTU       9216

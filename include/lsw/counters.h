@@ -2,7 +2,8 @@
 /*
  * Per-lcore counters, VPP style: each worker owns one struct lsw_lcore_counters and is its
  * only writer (plain increments, no atomics). Readers on the main lcore sum all workers with
- * relaxed loads; clearing keeps a baseline on the reader side and never writes here.
+ * lsw_counter_read (include/lsw/shared.h); clearing keeps a baseline on the reader side and
+ * never writes here.
  */
 #ifndef LSW_COUNTERS_H
 #define LSW_COUNTERS_H
@@ -62,14 +63,28 @@ enum lsw_event {
 	LSW_EV_MAX
 };
 
-/* Per port and priority, SAI's SAI_PORT_STAT_PFC_n_*: pause durations kept in TSC ticks
- * (the reader converts to microseconds and adds a pause still running). */
+/* Per port and priority, SAI's SAI_PORT_STAT_PFC_<n>_<name> and its field in struct
+ * lsw_pfc_counters. ON2OFF_RX_PKTS: an XOFF for a priority that was not paused. Pause
+ * durations are kept in TSC ticks of finished pauses (pfc.stats converts them to
+ * microseconds and adds a pause still running). */
+#define LSW_FOREACH_PFC_CTR(X) \
+	X(RX_PKTS,              rx_pkts) \
+	X(TX_PKTS,              tx_pkts) \
+	X(ON2OFF_RX_PKTS,       on2off_rx) \
+	X(RX_PAUSE_DURATION_US, rx_pause_ticks) \
+	X(TX_PAUSE_DURATION_US, tx_pause_ticks)
+
+enum lsw_pfc_ctr {
+#define LSW_PFC_CTR_ENUM(name, f) LSW_PFC_##name,
+	LSW_FOREACH_PFC_CTR(LSW_PFC_CTR_ENUM)
+#undef LSW_PFC_CTR_ENUM
+	LSW_PFC_CTR_MAX
+};
+
 struct lsw_pfc_counters {
-	uint64_t rx_pkts[8];       /* PFC_n_RX_PKTS */
-	uint64_t tx_pkts[8];       /* PFC_n_TX_PKTS */
-	uint64_t on2off_rx[8];     /* PFC_n_ON2OFF_RX_PKTS: XOFF on a priority not paused */
-	uint64_t rx_pause_ticks[8]; /* PFC_n_RX_PAUSE_DURATION (finished pauses) */
-	uint64_t tx_pause_ticks[8]; /* PFC_n_TX_PAUSE_DURATION */
+#define LSW_PFC_CTR_FIELD(name, f) uint64_t f[8];
+	LSW_FOREACH_PFC_CTR(LSW_PFC_CTR_FIELD)
+#undef LSW_PFC_CTR_FIELD
 };
 
 struct lsw_port_counters {

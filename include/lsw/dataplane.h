@@ -2,7 +2,7 @@
 /*
  * State shared between the control plane (main lcore) and the workers, and each worker's
  * private state. Every shared field says who writes it: "cp" is the main lcore, "dp" the
- * workers. Nothing here is protected by a lock.
+ * workers; both sides access it through include/lsw/shared.h. Nothing here takes a lock.
  */
 #ifndef LSW_DATAPLANE_H
 #define LSW_DATAPLANE_H
@@ -20,12 +20,12 @@
 #include "lsw/dropsnap.h"
 #include "lsw/ecmp.h"
 #include "lsw/fib.h"
-#include "lsw/mmu.h"
+#include "lsw/buffer.h"
 #include "lsw/parse.h"
 #include "lsw/sched.h"
 
 /* A port as the fast path sees it; part of the immutable snapshot. */
-struct lsw_dp_port {
+struct lsw_port_dp {
 	uint16_t port_id;   /* DPDK ethdev id */
 	uint16_t owner;     /* index of the worker that runs this port's rx and tx */
 	uint8_t admin_up;
@@ -50,7 +50,7 @@ struct lsw_dp_port {
 
 /* The configuration the workers run with. Immutable once published: the control plane builds
  * a new one, stores its pointer, waits for a grace period and frees the old one. */
-struct lsw_dp_conf {
+struct lsw_snapshot {
 	uint16_t n_ports;
 	uint16_t n_workers;
 	uint32_t idle_sleep_us;   /* sleep when a loop found nothing to do; 0 = busy poll */
@@ -63,14 +63,14 @@ struct lsw_dp_conf {
 	uint32_t icmp_burst;
 	/* Ports admin or oper down (bit per port): every ECMP mode leaves them out. */
 	uint32_t ecmp_down;
-	struct lsw_dp_port port[LSW_MAX_PORTS];
+	struct lsw_port_dp port[LSW_MAX_PORTS];
 	/* Ports each worker owns, derived from port[].owner so the loop need not search. */
 	uint8_t n_owned[LSW_MAX_WORKERS];
 	uint8_t owned[LSW_MAX_WORKERS][LSW_MAX_PORTS];
-	struct lsw_sched_cfg sched[LSW_MAX_PORTS];
-	struct lsw_mmu_conf mmu;
+	struct lsw_sched_dp sched[LSW_MAX_PORTS];
+	struct lsw_buffer_dp buffer;
 	/* Read only when a queue is past its lowest threshold: kept out of the hot lines. */
-	struct lsw_aqm_cfg aqm[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	struct lsw_ecn_dp ecn[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	struct lsw_ecmp_dp ecmp;  /* quality thresholds, group modes (control/ecmp.c) */
 };
 _Static_assert(LSW_MAX_PORTS <= 32, "ecmp_down has a bit per port");
@@ -88,7 +88,7 @@ struct lsw_neigh_msg {
 };
 
 struct lsw_dp {
-	struct lsw_dp_conf *conf;   /* cp: release store; dp: acquire load once per loop */
+	struct lsw_snapshot *conf;   /* cp: lsw_publish; dp: lsw_acquire once per loop */
 	struct lsw_fib *fib;        /* cp: set before workers start */
 	struct rte_rcu_qsbr *qsv;   /* cp: set before workers start; thread id = worker index */
 	/* handoff[w][p]: packets from worker w for port p, when w does not own p (SP/SC). */
@@ -99,19 +99,21 @@ struct lsw_dp {
 	struct lsw_lcore_counters *ctr; /* [n_workers]; each written only by its worker */
 	uint64_t tsc_hz;            /* cp: set at start-up */
 	uint16_t n_workers;         /* cp: set at start-up */
-	int quit;                   /* cp: atomic store 1 to stop; dp: atomic load */
-	/* MMU share of each worker; each written only by its worker (include/lsw/mmu.h). */
-	struct lsw_mmu_lcore *mmu[LSW_MAX_WORKERS];    /* cp: set at start-up */
+	int quit;                   /* cp: lsw_publish 1 to stop; dp: lsw_acquire */
+	/* The buffer accounting of each worker, each written by its worker only
+	 * (include/lsw/buffer.h). */
+	struct lsw_buffer_lcore *buffer[LSW_MAX_WORKERS]; /* cp: set at start-up */
 	/* Egress queues of each port; used only by the port's owner worker. */
 	struct lsw_sched *sched[LSW_MAX_PORTS];        /* cp: set at start-up */
-	uint64_t wm_clear_gen;      /* cp: increment to clear watermarks; dp: acquire load */
+	uint64_t wm_clear_gen;      /* cp: lsw_publish +1 to clear watermarks; dp: lsw_acquire */
 	/* Drop/mark snapshots: ring of each worker (SP: the worker, SC: the main lcore). */
-	struct rte_ring *snap[LSW_MAX_WORKERS];        /* cp: set at start-up; NULL = none */
-	uint8_t snap_mode;          /* cp: relaxed store of LSW_SNAP_* bits; dp: relaxed load */
+	struct rte_ring *dropsnap[LSW_MAX_WORKERS];    /* cp: set at start-up; NULL = none */
+	/* LSW_DROPSNAP_* bits; cp: lsw_store_relaxed; dp: lsw_load_relaxed. */
+	uint8_t dropsnap_mode;
 	/* Uplink quality of each port: its owner worker writes, every worker reads. */
 	struct lsw_ecmp_sig *ecmp_sig;                 /* cp: [LSW_MAX_PORTS] at start-up */
 	/* ICMP error limit, switch-wide: tsc when the bucket is full again (icmp.c). */
-	uint64_t icmp_tat;                             /* dp: every worker, compare-and-swap */
+	uint64_t icmp_tat;                             /* dp: every worker, lsw_cas_relaxed */
 };
 
 struct lsw_txbuf {
@@ -140,25 +142,25 @@ struct lsw_worker {
 	struct lsw_lcore_counters *ctr;
 	uint16_t n_held;                 /* busy hold slots */
 	struct lsw_hold_slot hold[LSW_HOLD_SLOTS];
-	struct lsw_mmu_lcore *mmu;       /* this worker's MMU share */
+	struct lsw_buffer_lcore *buffer;    /* this worker's share of the buffer */
 	uint16_t n_adm;                  /* routed packets waiting for admission */
 	struct rte_mbuf *adm[LSW_BURST];
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
-};
+} __rte_cache_aligned; /* workers sit side by side in an array: no line is shared */
 
 /* worker.c */
 void lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned int lcore);
 int lsw_worker_main(void *arg);
-void lsw_process_burst(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+void lsw_process_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		       struct rte_mbuf **pkts, uint16_t n, uint64_t now);
-void lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+void lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf);
 /* The loop's second half, after the rx bursts: handoff rings, ARP holds, then per owned
  * port PFC, ECMP quality and the egress; staged packets flushed. Returns packets moved. */
-uint32_t lsw_worker_egress(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now);
-/* ipv4.c: admit what lsw_ipv4_output collected, in runs, and queue it. */
-void lsw_admit_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+uint32_t lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
+/* buffer.c: admit what lsw_ipv4_output collected, in runs, and queue it. */
+void lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf);
 
 /* RFC 1624 incremental update of a header checksum @csum (network order) for one 16-bit
  * word changed from @old to @new (host order): HC' = ~(~HC + ~m + m'). */
@@ -175,10 +177,10 @@ lsw_csum_update16(rte_be16_t csum, uint16_t old, uint16_t new)
 }
 
 /* ipv4.c */
-void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 		    struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
 void lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip);
-void lsw_ipv4_output(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t out,
+void lsw_ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
 		     struct rte_mbuf *m);
 /* The CRC of the 5-tuple, before any seed; non-first fragments and other protocols hash
  * on addresses and protocol. Inline: it runs for every packet to a group. */
@@ -201,36 +203,36 @@ lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint
 
 /* icmp.c */
 /* May a worker send an ICMP error at @now? Takes a token of the switch-wide bucket. */
-bool lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_dp_conf *conf, uint64_t now);
+bool lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_snapshot *conf, uint64_t now);
 enum lsw_drop lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
-				  const struct lsw_dp_port *port);
-void lsw_icmp_error(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+				  const struct lsw_port_dp *port);
+void lsw_icmp_error(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 		    struct rte_mbuf *orig, const struct lsw_pkt_info *pi, uint8_t type,
 		    uint8_t code, uint16_t mtu, uint64_t now);
 
 /* neigh.c */
-void lsw_arp_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+void lsw_arp_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 		   struct rte_mbuf *m, const struct lsw_pkt_info *pi);
-void lsw_arp_request(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+void lsw_arp_request(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		     uint32_t ip);
-void lsw_neigh_hold(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t in_port,
+void lsw_neigh_hold(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 		    uint16_t port, uint32_t ip, struct rte_mbuf *m, uint64_t now);
-void lsw_neigh_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint64_t now);
+void lsw_neigh_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
 void lsw_neigh_drop_held(struct lsw_worker *w);
-bool lsw_port_has_addr(const struct lsw_dp_port *p, uint32_t ip);
-uint32_t lsw_port_src_addr(const struct lsw_dp_port *p, uint32_t dst);
+bool lsw_port_has_addr(const struct lsw_port_dp *p, uint32_t ip);
+uint32_t lsw_port_src_addr(const struct lsw_port_dp *p, uint32_t dst);
 
 /* pfc.c */
-void lsw_pfc_input(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+void lsw_pfc_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		   struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
-void lsw_pfc_update(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+void lsw_pfc_update(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		    uint64_t now);
 /* Per loop, per owned port: expire pauses, decide XOFF/XON/refresh from the PGs. Inline
  * for its exit on ports without PFC or pauses (most of them, every loop). */
 static inline void
-lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, uint64_t now)
+lsw_pfc_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port, uint64_t now)
 {
-	const struct lsw_dp_port *p = &conf->port[port];
+	const struct lsw_port_dp *p = &conf->port[port];
 	const struct lsw_pfc_port *pf = &w->dp->sched[port]->pfc;
 
 	if (p->pfc_enable | pf->rx_paused | pf->port_paused | pf->xoff_pg | pf->tx_paused |
@@ -238,33 +240,33 @@ lsw_pfc_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port
 		lsw_pfc_update(w, conf, port, now);
 }
 /* The pending PFC frame of @port, built now (NULL: none pending, or no mbuf). */
-struct rte_mbuf *lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_dp_conf *conf,
+struct rte_mbuf *lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_snapshot *conf,
 				    uint16_t port, uint64_t now);
 
 /* ecn.c: ECN mark (counted) or WRED drop verdict (true: the caller drops) for @m leaving
  * queue @q of @port with @qlen bytes behind it. */
-bool lsw_aqm_dequeue(struct lsw_worker *w, const struct lsw_aqm_cfg *a, uint16_t port, uint8_t q,
+bool lsw_ecn_dequeue(struct lsw_worker *w, const struct lsw_ecn_dp *a, uint16_t port, uint8_t q,
 		     struct rte_mbuf *m, uint64_t qlen);
 
 /* ecmp.c */
 /* Publish which queues of @port PFC pauses at @now (owner; after every pause change). */
 void lsw_ecmp_publish_paused(struct lsw_worker *w, uint16_t port, uint64_t now);
-void lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+void lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			  uint64_t now);
 /* Per loop, per owned port: a quality sample when the interval has passed. */
 static inline void
-lsw_ecmp_poll(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port, uint64_t now)
+lsw_ecmp_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port, uint64_t now)
 {
 	if (unlikely(now - w->dp->ecmp_sig[port].last >= conf->ecmp.sample))
 		lsw_ecmp_port_sample(w, conf, port, now);
 }
-uint8_t lsw_ecmp_select(struct lsw_worker *w, const struct lsw_dp_conf *conf,
-			const struct lsw_ecmp_grp *eg, const struct lsw_nhg *g,
+uint8_t lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
+			const struct lsw_ecmp_grp_dp *eg, const struct lsw_nhg *g,
 			const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint8_t tc,
 			uint64_t now);
 /* The members of @g whose port is up (bit per member). */
 static inline uint32_t
-lsw_ecmp_live(const struct lsw_fib *fib, const struct lsw_dp_conf *conf,
+lsw_ecmp_live(const struct lsw_fib *fib, const struct lsw_snapshot *conf,
 	      const struct lsw_nhg *g)
 {
 	uint32_t live = 0;
@@ -276,26 +278,26 @@ lsw_ecmp_live(const struct lsw_fib *fib, const struct lsw_dp_conf *conf,
 }
 
 /* tx.c */
-void lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+void lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		    struct rte_mbuf *m);
-void lsw_tx_ctl(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+void lsw_tx_ctl(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		struct rte_mbuf *m);
-void lsw_tx_flush(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port);
-void lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_dp_conf *conf);
-uint32_t lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_dp_conf *conf);
+void lsw_tx_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port);
+void lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf);
+uint32_t lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf);
 /* Send what the scheduler and shaper allow on @port now (owner only). */
-uint32_t lsw_egress_run(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+uint32_t lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			uint64_t now);
 /* Ticks until @port has something to do: its next frame under the shaper, or a PFC frame
  * (due, or an XOFF refresh); 0 = now, UINT64_MAX = nothing queued. */
-uint64_t lsw_egress_wait(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+uint64_t lsw_egress_wait(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			 uint64_t now);
-void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_dp_conf *conf, uint16_t port,
+void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			 enum lsw_drop why);
 
 /* dropsnap.c: copy what is known of @m into the worker's snapshot ring (or count a miss). */
-void lsw_snap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
-		   struct rte_mbuf *m);
+void lsw_dropsnap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
+		       struct rte_mbuf *m);
 
 /* counters.c: count @m dropped on @port for @d (and snapshot it), and free it. Out of
  * line: there are many call sites, and none is on the forwarding path. */
@@ -319,7 +321,7 @@ lsw_l2_write(struct rte_mbuf *m, uint64_t dmac, const struct rte_ether_addr *sma
  * whose peer trusts PCP: without it a NIC that classifies by PCP sees every routed frame
  * as priority 0. A frame with no headroom for the tag leaves untagged. */
 static inline void
-lsw_l2_routed(struct rte_mbuf *m, uint64_t dmac, const struct lsw_dp_port *op, uint8_t tc,
+lsw_l2_routed(struct rte_mbuf *m, uint64_t dmac, const struct lsw_port_dp *op, uint8_t tc,
 	      bool tagged, uint16_t ethertype)
 {
 	if (likely(!op->prio_tag) || (!tagged && rte_pktmbuf_prepend(m, 4) == NULL)) {

@@ -10,27 +10,30 @@
 
 #include <stdint.h>
 
-#define LSW_SNAP_BYTES     128   /* bytes of each packet kept */
-#define LSW_SNAP_RING      1024  /* entries per worker ring (a power of two) */
-#define LSW_SNAP_NONE      0xff  /* port or queue unknown */
-#define LSW_SNAP_PORT_NONE 0xffff
+#define LSW_DROPSNAP_BYTES     128   /* bytes of each packet kept */
+#define LSW_DROPSNAP_RING      1024  /* entries per worker ring (a power of two) */
+#define LSW_DROPSNAP_NONE      0xff  /* port or queue unknown */
+#define LSW_DROPSNAP_PORT_NONE 0xffff
 
-/* dp->snap_mode bits (the control plane writes, workers read). */
-enum { LSW_SNAP_DROPS = 1, LSW_SNAP_MARKS = 2 };
-enum lsw_snap_kind { LSW_SNAP_DROP, LSW_SNAP_MARK };
+/* dp->dropsnap_mode bits (the control plane writes, workers read). */
+enum { LSW_DROPSNAP_DROPS = 1, LSW_DROPSNAP_MARKS = 2 };
+enum lsw_dropsnap_kind { LSW_DROPSNAP_DROP, LSW_DROPSNAP_MARK };
+extern const char *const lsw_dropsnap_kind_names[]; /* "drop", "mark" */
 
-struct lsw_snap {
+struct lsw_dropsnap {
 	uint64_t tsc;          /* when */
 	uint16_t len;          /* the packet's length (pkt_len) */
 	uint16_t reason;       /* enum lsw_drop; 0 for marks */
-	uint16_t rx_port_id;   /* DPDK port it arrived on (mbuf port); LSW_SNAP_PORT_NONE */
-	uint8_t kind;          /* enum lsw_snap_kind */
+	uint16_t rx_port_id;   /* DPDK port it arrived on (mbuf port); LSW_DROPSNAP_PORT_NONE */
+	uint8_t kind;          /* enum lsw_dropsnap_kind */
 	uint8_t port;          /* the lsw port the drop or mark is counted on */
-	uint8_t out_port;      /* where it was going, once routed; LSW_SNAP_NONE before */
-	uint8_t queue;         /* its egress queue, once classified; LSW_SNAP_NONE */
+	uint8_t out_port;      /* where it was going, once routed; LSW_DROPSNAP_NONE before */
+	uint8_t queue;         /* its egress queue, once classified; LSW_DROPSNAP_NONE */
 	uint8_t caplen;        /* bytes in data */
 	uint8_t pad;
-	uint8_t data[LSW_SNAP_BYTES];
+	uint8_t data[LSW_DROPSNAP_BYTES];
 };
+/* rte_ring_create_elem takes elements of a multiple of 4 bytes. */
+_Static_assert(sizeof(struct lsw_dropsnap) % 4 == 0, "a snapshot is whole ring words");
 
 #endif

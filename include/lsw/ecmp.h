@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <rte_common.h>
 #include "lsw/common.h"
 #include "lsw/parse.h"
 
@@ -45,35 +46,13 @@ enum lsw_hash_field {
 };
 #define LSW_HF_DEFAULT (LSW_HF_SRC_IP | LSW_HF_DST_IP | LSW_HF_L4_SRC_PORT | \
 			LSW_HF_L4_DST_PORT | LSW_HF_IP_PROTOCOL)
+/* By bit: SAI's names ("SRC_IP", ..., "ROCE_DEST_QP"); ECMP.hash_fields takes the first
+ * LSW_HF_CONFIGURABLE (the QP comes with mode hash_qp). */
+extern const char *const lsw_hash_field_names[];
+#define LSW_HF_CONFIGURABLE 5
 
 #define LSW_ECMP_LEVELS   8  /* quality 0..7 */
 #define LSW_ECMP_FIX      16 /* EWMAs are kept in bytes << LSW_ECMP_FIX */
-
-/* ECMP settings of one next-hop group (ECMP.GLOBAL, overridden by ECMP|<prefix>). */
-struct lsw_ecmp_grp_conf {
-	uint32_t prefix;              /* ECMP|<prefix> entries only */
-	uint8_t plen;
-	uint8_t mode;                 /* enum lsw_ecmp_mode */
-	uint8_t fields;               /* enum lsw_hash_field bits */
-	bool rebalance;               /* reactive moves of flows that never pause */
-	uint8_t margin;               /* quality levels the best must be better by */
-	uint32_t seed;
-	uint32_t inactivity_us;       /* flowlet gap */
-	uint32_t rebalance_us;        /* at most one move per group per interval */
-	uint32_t table_size;          /* flowlet entries per worker, a power of two */
-};
-
-/* The ECMP table as configured (control/config_ecmp.c). */
-struct lsw_ecmp_config {
-	uint32_t sample_us;           /* quality sampling interval */
-	uint8_t ewma_exp;
-	uint8_t load_min, load_max;   /* percent of the port speed */
-	uint64_t queue_min, queue_max; /* bytes for a 10 Gb/s port, scaled with the speed */
-	uint8_t w_load, w_queue;      /* percent; they add up to 100 */
-	struct lsw_ecmp_grp_conf dflt; /* ECMP.GLOBAL */
-	uint32_t n_grp;
-	struct lsw_ecmp_grp_conf *grp; /* ECMP|<prefix> */
-};
 
 /* A flowlet (or flowset) entry: which member a hash bucket uses and when it was last seen. */
 struct lsw_flowlet {
@@ -81,15 +60,28 @@ struct lsw_flowlet {
 	uint8_t member;
 	uint8_t pad[7];
 };
+_Static_assert(sizeof(struct lsw_flowlet) == 16, "a flowlet entry is two words");
+
+/* A group member's counters, SAI's and lsw's names (ecmp.stats) and their fields: packets
+ * and bytes at the ECMP choice, new flowlets (flows, for fixed) given the member, those of
+ * them that left another member for it, and reactive moves to it. */
+#define LSW_FOREACH_ECMP_MEMBER_CTR(X) \
+	X(PACKETS,            pkts) \
+	X(BYTES,              bytes) \
+	X(FLOWLETS,           flowlets) \
+	X(PATH_REASSIGNMENTS, reassign) \
+	X(REBALANCES,         rebalance)
+
+/* Side by side, so that a packet touches one cache line of its member's. */
+struct lsw_ecmp_member_ctr {
+#define LSW_ECMP_CTR_FIELD(name, f) uint64_t f;
+	LSW_FOREACH_ECMP_MEMBER_CTR(LSW_ECMP_CTR_FIELD)
+#undef LSW_ECMP_CTR_FIELD
+};
 
 /* A group's counters on one worker (the worker writes; readers sum). */
 struct lsw_ecmp_ctr {
-	struct {
-		uint64_t pkts, bytes;      /* side by side: one cache line for 4 members */
-	} tx[LSW_MAX_ECMP];
-	uint64_t flowlets[LSW_MAX_ECMP];   /* new flowlets (flows, for fixed) given the member */
-	uint64_t reassign[LSW_MAX_ECMP];   /* ... of which left another member for it */
-	uint64_t rebalance[LSW_MAX_ECMP];  /* reactive moves to the member */
+	struct lsw_ecmp_member_ctr member[LSW_MAX_ECMP];
 };
 
 /* A group's state on one worker; allocated by the control plane for the group's lifetime. */
@@ -98,9 +90,12 @@ struct lsw_ecmp_ws {
 	uint64_t last_move;           /* dp: tsc of the last reactive rebalance move */
 	uint64_t pad[7];
 };
+/* Kept in an array, one per worker: no two workers write the same cache line. */
+_Static_assert(sizeof(struct lsw_ecmp_ws) % RTE_CACHE_LINE_SIZE == 0,
+	       "a worker's ECMP state fills whole cache lines");
 
 /* A group's ECMP settings as the workers use them; part of the snapshot. */
-struct lsw_ecmp_grp {
+struct lsw_ecmp_grp_dp {
 	uint8_t mode;
 	uint8_t fields;
 	uint8_t rebalance;
@@ -121,10 +116,11 @@ struct lsw_ecmp_dp {
 	uint64_t load_thr[LSW_MAX_PORTS][LSW_ECMP_LEVELS - 1];  /* bytes/sample << FIX */
 	uint64_t queue_thr[LSW_MAX_PORTS][LSW_ECMP_LEVELS - 1]; /* bytes << FIX */
 	uint32_t n_grp;
-	struct lsw_ecmp_grp *grp;     /* [n_grp] by next-hop group id (FORWARD groups) */
+	struct lsw_ecmp_grp_dp *grp;     /* [n_grp] by next-hop group id (FORWARD groups) */
 };
 
-/* What the owner of a port publishes: written by the owner worker only, read by all. */
+/* What the owner of a port publishes: written by the owner worker only (lsw_store_relaxed),
+ * read by all (lsw_load_relaxed). */
 struct lsw_ecmp_sig {
 	uint8_t quality;              /* 0 worst .. 7 best */
 	uint8_t paused;               /* queues PFC holds now (bit per queue) */
@@ -135,6 +131,9 @@ struct lsw_ecmp_sig {
 	uint64_t last_tx;             /* owner only: bytes sent up to then */
 	uint64_t pad[3];
 };
+/* Kept in an array, one per port: each owner writes a cache line of its own. */
+_Static_assert(sizeof(struct lsw_ecmp_sig) == RTE_CACHE_LINE_SIZE,
+	       "a port's quality fills one cache line");
 
 /* Update @s for @tx_bytes sent in total and @queued bytes waiting at @now (owner only). */
 void lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t port,
@@ -215,7 +214,7 @@ uint8_t lsw_ecmp_best(const uint8_t *q, uint8_t n, uint32_t live, int cur, uint6
  * lsw_ecmp_best (read only by the modes that need them), @busy the members congested (a
  * queue building, or paused), @live those whose port is up: no mode picks a dead member
  * while a live one is left. Counts into @ws. */
-uint8_t lsw_ecmp_choose(const struct lsw_ecmp_grp *g, struct lsw_ecmp_ws *ws,
+uint8_t lsw_ecmp_choose(const struct lsw_ecmp_grp_dp *g, struct lsw_ecmp_ws *ws,
 			struct lsw_flowlet *tbl, uint8_t n, const uint8_t *q, uint32_t busy,
 			uint32_t live, uint32_t hash, uint64_t now, uint64_t *rng);
 

@@ -14,26 +14,26 @@
 
 /* Probabilities are fixed point: 2^48 is certainty, so that the slope over a curve of up
  * to 2^40 bytes keeps its precision and a draw is a compare. */
-#define LSW_AQM_ONE (1ull << 48)
+#define LSW_ECN_ONE (1ull << 48)
 
-struct lsw_aqm_curve {
+struct lsw_ecn_curve {
 	uint64_t min, max;     /* bytes */
 	uint64_t slope;        /* probability per byte above min */
 };
 
 /* One queue's profile, green (lsw has no policer). */
-struct lsw_aqm_cfg {
-	struct lsw_aqm_curve mark; /* ECT packets */
-	struct lsw_aqm_curve drop; /* the others (and ECT ones where marking is off) */
+struct lsw_ecn_dp {
+	struct lsw_ecn_curve mark; /* ECT packets */
+	struct lsw_ecn_curve drop; /* the others (and ECT ones where marking is off) */
 	bool marks, drops;
 };
 
 static inline void
-lsw_aqm_curve_set(struct lsw_aqm_curve *c, uint64_t min, uint64_t max, unsigned int percent)
+lsw_ecn_curve_set(struct lsw_ecn_curve *c, uint64_t min, uint64_t max, unsigned int percent)
 {
 	c->min = min;
 	c->max = max;
-	c->slope = max > min ? LSW_AQM_ONE / 100 * percent / (max - min) : 0;
+	c->slope = max > min ? LSW_ECN_ONE / 100 * percent / (max - min) : 0;
 }
 
 /* xorshift64*: a few cycles, one word of state per worker; the top 48 bits are used. */
@@ -51,7 +51,7 @@ lsw_rand48(uint64_t *s)
 
 /* Does the curve fire for a queue of @q bytes? */
 static inline bool
-lsw_aqm_hit(const struct lsw_aqm_curve *c, uint64_t q, uint64_t *rng)
+lsw_ecn_hit(const struct lsw_ecn_curve *c, uint64_t q, uint64_t *rng)
 {
 	if (q <= c->min)
 		return false;

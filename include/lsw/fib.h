@@ -9,7 +9,7 @@
  *
  * Concurrency: rte_lpm deletes are made safe by the RCU QSBR variable the workers report to.
  * Groups are immutable; the control plane publishes a new one by pointer store and frees the
- * old after a grace period. A next hop's MAC is one 64-bit atomic word.
+ * old after a grace period. A next hop's MAC is one 64-bit word (include/lsw/shared.h).
  */
 #ifndef LSW_FIB_H
 #define LSW_FIB_H
@@ -40,12 +40,12 @@ struct lsw_nhg {                      /* immutable once published */
 struct lsw_nh {
 	uint32_t ip;   /* cp: set before any rule or group refers to the id; dp: ro */
 	uint16_t port; /* cp: same; dp: ro */
-	uint64_t mac;  /* cp: atomic store; dp: atomic load. LSW_NH_MAC_VALID | 48-bit MAC */
+	uint64_t mac;  /* cp: lsw_publish; dp: lsw_acquire. LSW_NH_MAC_VALID | 48-bit MAC */
 };
 
 struct lsw_fib {
 	struct rte_lpm *lpm;                  /* cp: add/delete under RCU; dp: lookup */
-	struct lsw_nhg *group[LSW_MAX_NHG];   /* cp: release store; dp: acquire load */
+	struct lsw_nhg *group[LSW_MAX_NHG];   /* cp: lsw_publish; dp: lsw_acquire */
 	struct lsw_nh nh[LSW_MAX_NH];
 };
 
@@ -74,7 +74,7 @@ lsw_fib_neigh_mac(const struct lsw_fib *fib, uint32_t ip, uint16_t port)
 	const struct lsw_nh *nh = &fib->nh[v & ~LSW_FIB_NH_BIT];
 	if (nh->ip != ip || nh->port != port)
 		return 0;
-	return __atomic_load_n(&nh->mac, __ATOMIC_ACQUIRE);
+	return lsw_acquire(&nh->mac);
 }
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <rte_ether.h>
 #include "lsw/drop.h"
+#include "lsw/shared.h"
 
 #define LSW_MACCTL_PAUSE   0x0001
 #define LSW_MACCTL_PFC     0x0101
@@ -37,7 +38,9 @@ lsw_pause_ticks(uint16_t quanta, uint64_t rate_bps, uint64_t hz)
 	return rate_bps ? (uint64_t)quanta * 512 * hz / rate_bps : 0;
 }
 
-/* A port's PFC state (its owner worker's). */
+/* A port's PFC state: its owner worker's, which alone writes it. The control plane reads
+ * rx_paused, rx_until, rx_since and tx_since (pfc.stats, the watchdog): the owner stores
+ * those with lsw_store_relaxed, and they read them with lsw_pfc_rx/tx_running. */
 struct lsw_pfc_port {
 	/* The flags every loop reads, together in one cache line. */
 	uint8_t rx_paused;     /* priorities paused now (by what has been seen) */
@@ -60,9 +63,9 @@ struct lsw_pfc_port {
 static inline uint64_t
 lsw_pfc_rx_running(const struct lsw_pfc_port *pf, int prio, uint64_t now, bool *paused)
 {
-	uint8_t mask = __atomic_load_n(&pf->rx_paused, __ATOMIC_RELAXED);
-	uint64_t since = __atomic_load_n(&pf->rx_since[prio], __ATOMIC_RELAXED);
-	uint64_t until = __atomic_load_n(&pf->rx_until[prio], __ATOMIC_RELAXED);
+	uint8_t mask = lsw_load_relaxed(&pf->rx_paused);
+	uint64_t since = lsw_load_relaxed(&pf->rx_since[prio]);
+	uint64_t until = lsw_load_relaxed(&pf->rx_until[prio]);
 
 	*paused = false;
 	if (!(mask >> prio & 1) || since == 0)
@@ -76,7 +79,7 @@ lsw_pfc_rx_running(const struct lsw_pfc_port *pf, int prio, uint64_t now, bool *
 static inline uint64_t
 lsw_pfc_tx_running(const struct lsw_pfc_port *pf, int prio, uint64_t now, bool *pausing)
 {
-	uint64_t since = __atomic_load_n(&pf->tx_since[prio], __ATOMIC_RELAXED);
+	uint64_t since = lsw_load_relaxed(&pf->tx_since[prio]);
 
 	*pausing = since != 0;
 	return since != 0 && (int64_t)(now - since) > 0 ? now - since : 0;

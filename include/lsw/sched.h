@@ -11,9 +11,8 @@
 #include <stdbool.h>
 #include <rte_mbuf.h>
 #include "lsw/ecn.h"
-#include "lsw/mmu.h"
+#include "lsw/buffer.h"
 #include "lsw/pfc.h"
-#include "lsw/qos.h"
 
 /* A queued packet with what releasing its buffer needs, so that dequeue does not touch
  * the mbuf's metadata cache line. */
@@ -29,7 +28,9 @@ struct lsw_qent {
 struct lsw_fifo {
 	struct lsw_qent *slot;
 	uint32_t mask;        /* capacity - 1 (a power of two) */
-	uint32_t head, tail;  /* free-running */
+	/* Free-running. The owner moves them with relaxed stores: queue.stats reads the
+	 * count as it stands. */
+	uint32_t head, tail;
 	uint64_t bytes;
 };
 
@@ -44,10 +45,11 @@ lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m, const struct lsw_pkt_meta 
 {
 	if (f->tail - f->head > f->mask)
 		return false;
-	f->slot[f->tail++ & f->mask] = (struct lsw_qent){
+	f->slot[f->tail & f->mask] = (struct lsw_qent){
 		.m = m, .charged = meta->charged, .in_port = meta->in_port, .pg = meta->pg,
 		.in_part = meta->in_part, .eg_part = meta->eg_part,
 	};
+	lsw_store_relaxed(&f->tail, f->tail + 1);
 	f->bytes += m->pkt_len;
 	return true;
 }
@@ -62,7 +64,11 @@ lsw_fifo_peek(const struct lsw_fifo *f)
 static inline struct lsw_qent *
 lsw_fifo_pop_ent(struct lsw_fifo *f)
 {
-	return f->head == f->tail ? NULL : &f->slot[f->head++ & f->mask];
+	if (f->head == f->tail)
+		return NULL;
+	struct lsw_qent *e = &f->slot[f->head & f->mask];
+	lsw_store_relaxed(&f->head, f->head + 1);
+	return e;
 }
 
 static inline struct rte_mbuf *
@@ -77,13 +83,13 @@ lsw_fifo_pop(struct lsw_fifo *f)
 }
 
 /* Scheduling parameters of a port, in the snapshot. */
-struct lsw_sched_cfg {
+struct lsw_sched_dp {
 	uint64_t rate_bps;            /* the port speed */
 	uint64_t burst_bytes;         /* token bucket depth */
 	uint32_t overhead;            /* wire bytes per frame beyond pkt_len */
 	uint8_t strict_mask;          /* queue bit set: strict priority (higher queue first) */
 	uint32_t quantum[LSW_NUM_QUEUES]; /* DWRR: weight * LSW_DWRR_QUANTUM bytes */
-	uint64_t aqm_min[LSW_NUM_QUEUES]; /* ECN/WRED act above this depth (UINT64_MAX: never) */
+	uint64_t ecn_min[LSW_NUM_QUEUES]; /* ECN/WRED act above this depth (UINT64_MAX: never) */
 };
 
 #define LSW_DWRR_QUANTUM LSW_MAX_FRAME /* a quantum of weight 1 sends any frame */
@@ -107,19 +113,19 @@ struct lsw_sched {
 int lsw_sched_init(struct lsw_sched *s, uint32_t capacity, int socket);
 void lsw_sched_free(struct lsw_sched *s);
 /* Add tokens for the time since the last call. */
-void lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz,
+void lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz,
 		       uint64_t now);
 /* Tokens a frame of @len bytes costs. */
 static inline int64_t
-lsw_shaper_cost(const struct lsw_sched_cfg *c, uint64_t hz, uint32_t len)
+lsw_shaper_cost(const struct lsw_sched_dp *c, uint64_t hz, uint32_t len)
 {
 	return (int64_t)((uint64_t)(len + c->overhead) * 8 * hz);
 }
 /* The queue to serve next (its head fits the DWRR deficit), or -1. Strict queues first,
  * highest index first; paused queues are skipped. Tokens are the caller's business. */
-int lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t now);
+int lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t now);
 /* Ticks until the bucket holds @cost tokens (0 if it does). */
-uint64_t lsw_shaper_wait(const struct lsw_sched *s, const struct lsw_sched_cfg *c, uint64_t hz,
+uint64_t lsw_shaper_wait(const struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz,
 			 int64_t cost);
 
 #endif

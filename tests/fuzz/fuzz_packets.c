@@ -96,8 +96,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	sw = &ts->sw;
 	if (t_start_ports(ts) != 0)
 		bug("cannot start the net_ring ports");
-	sw->mmu_base = rte_zmalloc("fuzz_mmu_base", sizeof(*sw->mmu_base), 0);
-	if (sw->mmu_base == NULL || lsw_dropsnap_init(sw) != 0)
+	sw->buffer_base = rte_zmalloc("fuzz_mmu_base", sizeof(*sw->buffer_base), 0);
+	if (sw->buffer_base == NULL || lsw_dropsnap_init(sw) != 0)
 		bug("out of memory");
 	n_ports = sw->cfg->n_ports;
 	for (uint16_t p = 0; p < n_ports; p++) {
@@ -145,19 +145,19 @@ event(enum lsw_event e)
 /* Everything the checks compare, taken before and after an input. */
 struct tally {
 	uint64_t in, out, drops, made, consumed, q_tx;
-	uint64_t qdrop[LSW_QDROP_REASONS], pg_drops, pool_drops;
-	uint64_t mmu_drop[LSW_QDROP_REASONS];
+	uint64_t qdrop[LSW_QDROP_MAX], pg_drops, pool_drops;
+	uint64_t mmu_drop[LSW_QDROP_MAX];
 };
 
 static void
 tally(struct tally *t)
 {
-	const struct lsw_mmu_lcore *m = sw->dp.mmu[0];
-	static const int qdrop_reason[LSW_QDROP_REASONS] = {
-		[LSW_QDROP_PG] = LSW_DROP_INGRESS_PG_THRESHOLD,
-		[LSW_QDROP_HEADROOM] = LSW_DROP_HEADROOM_OVERFLOW,
-		[LSW_QDROP_QUEUE] = LSW_DROP_EGRESS_QUEUE_THRESHOLD,
-		[LSW_QDROP_WRED] = LSW_DROP_WRED_DROP,
+	const struct lsw_buffer_lcore *m = sw->dp.buffer[0];
+	static const int qdrop_reason[LSW_QDROP_MAX] = {
+		[LSW_QDROP_INGRESS_PG_THRESHOLD] = LSW_DROP_INGRESS_PG_THRESHOLD,
+		[LSW_QDROP_HEADROOM_OVERFLOW] = LSW_DROP_HEADROOM_OVERFLOW,
+		[LSW_QDROP_EGRESS_QUEUE_THRESHOLD] = LSW_DROP_EGRESS_QUEUE_THRESHOLD,
+		[LSW_QDROP_WRED_DROP] = LSW_DROP_WRED_DROP,
 	};
 
 	memset(t, 0, sizeof(*t));
@@ -168,16 +168,16 @@ tally(struct tally *t)
 	t->consumed = event(LSW_EV_ARP_REPLY_RX) + event(LSW_EV_PFC_RX) + event(LSW_EV_PAUSE_RX);
 	for (uint16_t p = 0; p < n_ports; p++)
 		for (int q = 0; q < LSW_NUM_QUEUES; q++) {
-			t->q_tx += m->q_tx_pkts[p][q];
-			for (int r = 0; r < LSW_QDROP_REASONS; r++)
-				t->qdrop[r] += m->q_drop_reason[p][q][r];
+			t->q_tx += m->ctr.q_tx_pkts[p][q];
+			for (int r = 0; r < LSW_QDROP_MAX; r++)
+				t->qdrop[r] += m->ctr.q_drop_reason[p][q][r];
 		}
 	for (uint16_t p = 0; p < n_ports; p++)
 		for (int pg = 0; pg < LSW_NUM_PG; pg++)
-			t->pg_drops += m->pg_drops[p][pg];
+			t->pg_drops += m->ctr.pg_drops[p][pg];
 	for (int i = 0; i < LSW_MAX_POOLS; i++)
-		t->pool_drops += m->pool_drops[i];
-	for (int r = 0; r < LSW_QDROP_REASONS; r++)
+		t->pool_drops += m->ctr.pool_drops[i];
+	for (int r = 0; r < LSW_QDROP_MAX; r++)
 		t->mmu_drop[r] = drop_sum(qdrop_reason[r]);
 }
 
@@ -211,7 +211,7 @@ collect(void)
 		}
 }
 
-static const struct lsw_dp_conf *
+static const struct lsw_snapshot *
 conf(void)
 {
 	return sw->dp.conf; /* the watchdog may have published a new one */
@@ -362,7 +362,7 @@ set_link(uint16_t port, bool down)
 	for (uint16_t p = 0; p < n_ports; p++)
 		flush(p);
 	sw->port[port].link_down = down;
-	struct lsw_dp_conf *c = lsw_snapshot_build(sw);
+	struct lsw_snapshot *c = lsw_snapshot_build(sw);
 	if (c == NULL)
 		bug("snapshot: out of memory");
 	lsw_snapshot_publish(sw, c);
@@ -375,7 +375,7 @@ static const char *
 not_drained(void)
 {
 	static char why[128];
-	const struct lsw_dp_conf *c = conf();
+	const struct lsw_snapshot *c = conf();
 
 	if (ts->w.n_held)
 		return "packets held for ARP";
@@ -403,20 +403,21 @@ drained(void)
 static void
 check_empty(void)
 {
-	const struct lsw_mmu_lcore *m = sw->dp.mmu[0];
+	const struct lsw_buffer_lcore *m = sw->dp.buffer[0];
 
 	for (uint16_t p = 0; p < n_ports; p++) {
 		for (int pg = 0; pg < LSW_NUM_PG; pg++)
 			for (int part = 0; part < LSW_PARTS; part++)
-				if (m->pg_occ[p][pg][part] != 0)
+				if (m->use.pg_occ[p][pg][part] != 0)
 					bug("port %u PG %d part %d holds %" PRId64 " bytes after the drain",
-					    p, pg, part, m->pg_occ[p][pg][part]);
+					    p, pg, part, m->use.pg_occ[p][pg][part]);
 		for (int q = 0; q < LSW_NUM_QUEUES; q++)
-			if (m->q_occ[p][q][0] || m->q_occ[p][q][1] || sw->dp.sched[p]->q[q].bytes)
+			if (m->use.q_occ[p][q][0] || m->use.q_occ[p][q][1] ||
+			    sw->dp.sched[p]->q[q].bytes)
 				bug("port %u queue %d is not empty after the drain", p, q);
 	}
 	for (int i = 0; i < LSW_MAX_POOLS; i++)
-		if (m->pool_used[i] || m->pool_shared[i] || m->pool_hdrm[i])
+		if (m->use.pool_used[i] || m->use.pool_shared[i] || m->use.pool_hdrm[i])
 			bug("pool %d holds bytes after the drain", i);
 	if (rte_mempool_avail_count(rx_pool) != rx_pool->size)
 		bug("%u received mbufs are missing", rx_pool->size - rte_mempool_avail_count(rx_pool));
@@ -520,18 +521,18 @@ done:
 		    PRIu64 " + consumed %" PRIu64, fed, made, sent, drops, consumed);
 	if (b.q_tx - a.q_tx > sent)
 		bug("queues sent %" PRIu64 " packets, the ports %" PRIu64, b.q_tx - a.q_tx, sent);
-	for (int r = 0; r < LSW_QDROP_REASONS; r++)
+	for (int r = 0; r < LSW_QDROP_MAX; r++)
 		if (b.qdrop[r] - a.qdrop[r] != b.mmu_drop[r] - a.mmu_drop[r])
 			bug("queue drops of kind %d: %" PRIu64 " in the queues, %" PRIu64 " at the ports",
 			    r, b.qdrop[r] - a.qdrop[r], b.mmu_drop[r] - a.mmu_drop[r]);
 	if (b.pg_drops - a.pg_drops !=
-	    (b.qdrop[LSW_QDROP_PG] - a.qdrop[LSW_QDROP_PG]) +
-	    (b.qdrop[LSW_QDROP_HEADROOM] - a.qdrop[LSW_QDROP_HEADROOM]))
+	    (b.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD] - a.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD]) +
+	    (b.qdrop[LSW_QDROP_HEADROOM_OVERFLOW] - a.qdrop[LSW_QDROP_HEADROOM_OVERFLOW]))
 		bug("PG drops disagree with the queues' PG and headroom drops");
 	if (b.pool_drops - a.pool_drops !=
-	    (b.qdrop[LSW_QDROP_PG] - a.qdrop[LSW_QDROP_PG]) +
-	    (b.qdrop[LSW_QDROP_HEADROOM] - a.qdrop[LSW_QDROP_HEADROOM]) +
-	    (b.qdrop[LSW_QDROP_QUEUE] - a.qdrop[LSW_QDROP_QUEUE]))
+	    (b.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD] - a.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD]) +
+	    (b.qdrop[LSW_QDROP_HEADROOM_OVERFLOW] - a.qdrop[LSW_QDROP_HEADROOM_OVERFLOW]) +
+	    (b.qdrop[LSW_QDROP_EGRESS_QUEUE_THRESHOLD] - a.qdrop[LSW_QDROP_EGRESS_QUEUE_THRESHOLD]))
 		bug("pool drops disagree with the admission drops");
 	check_empty();
 	return 0;

@@ -157,8 +157,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_rpc: cannot start the net_null ports\n");
 		exit(1);
 	}
-	sw->mmu_base = rte_zmalloc("fuzz_mmu_base", sizeof(*sw->mmu_base), 0);
-	if (sw->mmu_base == NULL || lsw_dropsnap_init(sw) != 0) {
+	sw->buffer_base = rte_zmalloc("fuzz_mmu_base", sizeof(*sw->buffer_base), 0);
+	if (sw->buffer_base == NULL || lsw_dropsnap_init(sw) != 0) {
 		fprintf(stderr, "fuzz_rpc: out of memory\n");
 		exit(1);
 	}
@@ -177,7 +177,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	atexit(cleanup);
 	sw->start_ns = lsw_now_ns();
 	seed_drops();
-	snaps = sw->snaps.n;
+	snaps = sw->dropsnaps.n;
 	mbufs = rte_mempool_avail_count(t_pool());
 	initial = json_deep_copy(sw->cfg->doc);
 	dpdk_heap(&heap_count, &heap_bytes);
@@ -544,7 +544,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	restore();
 	/* drops.clear, or a new store size: the snapshots again, for the next input. */
-	if (sw->snaps.n != snaps) {
+	if (sw->dropsnaps.n != snaps) {
 		lsw_dropsnap_clear(sw);
 		seed_drops();
 	}

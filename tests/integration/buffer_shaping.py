@@ -40,7 +40,7 @@ def test_buffer_shaping():
     sw = Lsw(cfg, tmp)
     # Several workers admit to the queue at once, each against the sum of the others'
     # occupancy as it last saw it: the queue may pass the threshold by one burst per other
-    # worker (include/lsw/mmu.h).
+    # worker (include/lsw/buffer.h).
     over = (len(test_workers()) - 1) * 32 * CHARGE
     with sw:
         q_of = lambda: sw.rpc("queue.stats", {"port": "Ethernet8"})["ports"]["Ethernet8"]["3"]

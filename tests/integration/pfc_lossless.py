@@ -67,7 +67,7 @@ def configs(tmp, quarter, pcap="in.pcap", s_mbufs=None):
 def run(tmp, quarter=None, pcap="in.pcap", frames=FRAMES,
         s_mbufs=16384 + 2048 * (len(test_workers()) - 1)):
     """S's mbufs by default hold its 2000 frames, though its lossy ingress PG may hold only
-    half of what its pool leaves (include/lsw/mmu.h)."""
+    half of what its pool leaves (include/lsw/buffer.h)."""
     s_cfg, b_cfg = configs(tmp, quarter, pcap, s_mbufs)
     s, b = Lsw(s_cfg, tmp, "s"), Lsw(b_cfg, tmp, "b")
     try:

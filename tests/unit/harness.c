@@ -74,7 +74,7 @@ t_switch_new(const char *json)
 		assert_int_equal(lsw_sched_init(sw->dp.sched[p], 4096, SOCKET_ID_ANY), 0);
 	}
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
-		sw->dp.mmu[w] = rte_zmalloc("t_mmu", sizeof(struct lsw_mmu_lcore), 64);
+		sw->dp.buffer[w] = rte_zmalloc("t_mmu", sizeof(struct lsw_buffer_lcore), 64);
 	sw->dp.fib = sw->fibc->fib;
 	sw->dp.pool = pool;
 	sw->dp.tsc_hz = T_HZ;
@@ -119,7 +119,7 @@ t_start_ports(struct t_switch *t)
 void
 t_rebuild(struct t_switch *t)
 {
-	struct lsw_dp_conf *n = lsw_snapshot_build(&t->sw);
+	struct lsw_snapshot *n = lsw_snapshot_build(&t->sw);
 
 	assert_non_null(n);
 	lsw_ecmp_retire(t->conf, n);
@@ -154,7 +154,7 @@ t_switch_free(struct t_switch *t)
 		rte_free(sw->dp.sched[p]);
 	}
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
-		rte_free(sw->dp.mmu[w]);
+		rte_free(sw->dp.buffer[w]);
 	sw->dp.conf = t->conf;
 	lsw_ecmp_free(sw);
 	lsw_fibctl_destroy(sw->fibc);
@@ -223,7 +223,7 @@ t_tx_take(struct t_switch *t, uint16_t port)
 			.eg_part = e->eg_part,
 		};
 		s->q[q].bytes -= e->m->pkt_len;
-		lsw_mmu_release(t->w.mmu, &t->conf->mmu, &meta);
+		lsw_buffer_release(t->w.buffer, &t->conf->buffer, &meta);
 		return e->m;
 	}
 	if (b->n == 0)

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <rte_mbuf.h>
 #include "lsw/dataplane.h"
-#include "fib.h"
+#include "fibctl.h"
 #include "switch.h"
 
 #define T_HZ UINT64_C(1000000000) /* fake TSC: one tick per nanosecond */
@@ -23,7 +23,7 @@
 struct t_switch {
 	struct lsw_switch sw;
 	struct lsw_worker w;
-	struct lsw_dp_conf *conf;
+	struct lsw_snapshot *conf;
 	bool ports_started;
 };
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "host.h"
-#include "config.h"
+#include "host_config.h"
 
 #define W_FRAME_MAX 4400
 

@@ -237,7 +237,7 @@ test_file_errors(void **state)
 	assert_non_null(strstr(errs.e[0].msg, "/nonexistent/lsw.json"));
 }
 
-/* Every file in configs/ is valid. */
+/* Every lsw config in configs/ is valid (hosts-*.json are lsw-host's: its tests load them). */
 static void
 test_shipped_configs(void **state)
 {
@@ -252,7 +252,8 @@ test_shipped_configs(void **state)
 	assert_non_null(d);
 	while ((e = readdir(d)) != NULL) {
 		size_t l = strlen(e->d_name);
-		if (l < 5 || strcmp(e->d_name + l - 5, ".json") != 0)
+		if (l < 5 || strcmp(e->d_name + l - 5, ".json") != 0 ||
+		    strncmp(e->d_name, "hosts-", 6) == 0)
 			continue;
 		struct lsw_errs errs;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);

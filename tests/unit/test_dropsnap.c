@@ -36,17 +36,17 @@ test_capture_and_wrap(void **state)
 	}
 	drain(t);
 	for (uint32_t i = 0; i < 8; i++) {
-		const struct lsw_snap *s = lsw_dropsnap_get(&t->sw, i, &seq);
+		const struct lsw_dropsnap *s = lsw_dropsnap_get(&t->sw, i, &seq);
 		assert_non_null(s);
 		assert_int_equal(seq, 13 + i);
-		assert_int_equal(s->kind, LSW_SNAP_DROP);
+		assert_int_equal(s->kind, LSW_DROPSNAP_DROP);
 		assert_int_equal(s->reason, LSW_DROP_LPM4_MISS);
 		assert_int_equal(s->port, T_PORT0);
 		assert_int_equal(s->rx_port_id, t->sw.port[T_PORT0].port_id);
-		assert_int_equal(s->out_port, LSW_SNAP_NONE); /* never routed */
-		assert_int_equal(s->queue, LSW_SNAP_NONE);
+		assert_int_equal(s->out_port, LSW_DROPSNAP_NONE); /* never routed */
+		assert_int_equal(s->queue, LSW_DROPSNAP_NONE);
 		assert_int_equal(s->len, 14 + 20 + 8 + 200);
-		assert_int_equal(s->caplen, LSW_SNAP_BYTES);
+		assert_int_equal(s->caplen, LSW_DROPSNAP_BYTES);
 		assert_int_equal(s->data[14 + 20 + 1], 12 + i); /* UDP source port, low byte */
 	}
 	assert_null(lsw_dropsnap_get(&t->sw, 8, &seq));
@@ -60,13 +60,13 @@ test_capture_and_wrap(void **state)
 	buf[14 + 20 + 8 + 9] = 0, buf[14 + 20 + 8 + 10] = 0, buf[14 + 20 + 8 + 11] = 0x42; /* PSN */
 	t_rx(t, T_PORT0, buf, len, 1000);
 	drain(t);
-	const struct lsw_snap *s = lsw_dropsnap_get(&t->sw, 7, &seq);
+	const struct lsw_dropsnap *s = lsw_dropsnap_get(&t->sw, 7, &seq);
 	assert_int_equal(seq, 21);
 	assert_int_equal(s->reason, LSW_DROP_TTL);
 	assert_int_equal(s->out_port, T_PORT4);
 	assert_int_equal(s->queue, 1);
 	assert_int_equal(s->caplen, len);
-	struct lsw_snap_roce r;
+	struct lsw_dropsnap_bth r;
 	assert_true(lsw_dropsnap_roce(s, &r));
 	assert_int_equal(r.opcode, 0x0a);
 	assert_int_equal(r.dqpn, 0x010023);
@@ -74,21 +74,21 @@ test_capture_and_wrap(void **state)
 	assert_false(lsw_dropsnap_roce(lsw_dropsnap_get(&t->sw, 0, &seq), &r)); /* plain UDP */
 
 	/* A full worker ring costs a counter, never a wait. */
-	for (int i = 0; i < LSW_SNAP_RING + 6; i++)
+	for (int i = 0; i < LSW_DROPSNAP_RING + 6; i++)
 		t_rx(t, T_PORT0, buf, t_build_ipv4(buf, &miss), 1000);
 	assert_int_equal(t_event(t, LSW_EV_SNAPSHOT_MISSED), 6);
 	drain(t);
 	assert_non_null(lsw_dropsnap_get(&t->sw, 7, &seq));
-	assert_int_equal(seq, 21 + LSW_SNAP_RING);
+	assert_int_equal(seq, 21 + LSW_DROPSNAP_RING);
 	lsw_dropsnap_clear(&t->sw);
 	assert_null(lsw_dropsnap_get(&t->sw, 0, &seq));
 
 	/* Off: nothing is taken. */
-	__atomic_store_n(&t->sw.dp.snap_mode, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->sw.dp.dropsnap_mode, 0, __ATOMIC_RELAXED);
 	t_rx(t, T_PORT0, buf, t_build_ipv4(buf, &miss), 1000);
 	drain(t);
 	assert_null(lsw_dropsnap_get(&t->sw, 0, &seq));
-	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_LPM4_MISS), 20 + LSW_SNAP_RING + 6 + 1);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_LPM4_MISS), 20 + LSW_DROPSNAP_RING + 6 + 1);
 	lsw_dropsnap_free(&t->sw);
 	t_switch_free(t);
 }

@@ -146,10 +146,10 @@ test_best(void **state)
 	assert_int_equal(lsw_ecmp_best(p, 3, 0, 0, &rng), 1);
 }
 
-static struct lsw_ecmp_grp
+static struct lsw_ecmp_grp_dp
 grp(uint8_t mode, struct lsw_ecmp_ws *ws)
 {
-	return (struct lsw_ecmp_grp){.mode = mode, .mask = 63, .inactivity = 256 * US,
+	return (struct lsw_ecmp_grp_dp){.mode = mode, .mask = 63, .inactivity = 256 * US,
 				     .rebalance_iv = 500 * US, .margin = 2, .ws = ws};
 }
 
@@ -164,13 +164,13 @@ test_flowlet(void **state)
 {
 	struct lsw_ecmp_ws ws = {0};
 	struct lsw_flowlet tbl[64] = {0};
-	struct lsw_ecmp_grp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
+	struct lsw_ecmp_grp_dp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
 	uint64_t rng = 1, now = 1000;
 	uint8_t q[3] = {8, 4, 4};
 
 	(void)state;
 	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 0, FLOW_A, now, &rng), 0);
-	assert_int_equal(ws.ctr.flowlets[0], 1);
+	assert_int_equal(ws.ctr.member[0].flowlets, 1);
 	q[0] = 1; /* member 0 congests: the flow stays while it has no gap */
 	for (int i = 0; i < 10; i++) {
 		now += 200 * US;
@@ -179,8 +179,8 @@ test_flowlet(void **state)
 	now += 257 * US; /* a gap: a new flowlet, to one of the best */
 	uint8_t m = lsw_ecmp_choose(&g, &ws, tbl, 3, q, 0, 0, FLOW_A, now, &rng);
 	assert_true(m == 1 || m == 2);
-	assert_int_equal(ws.ctr.flowlets[m], 1);
-	assert_int_equal(ws.ctr.reassign[m], 1);
+	assert_int_equal(ws.ctr.member[m].flowlets, 1);
+	assert_int_equal(ws.ctr.member[m].reassign, 1);
 	/* Exactly the inactivity time is still the same flowlet. */
 	now += 256 * US;
 	q[m] = 1;
@@ -197,7 +197,7 @@ test_rebalance(void **state)
 {
 	struct lsw_ecmp_ws ws = {0};
 	struct lsw_flowlet tbl[64] = {0};
-	struct lsw_ecmp_grp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
+	struct lsw_ecmp_grp_dp g = grp(LSW_ECMP_FLOWLET_QUALITY, &ws);
 	uint64_t rng = 1, now = 1000;
 	uint8_t q[2] = {8, 7};
 
@@ -215,15 +215,15 @@ test_rebalance(void **state)
 	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 0, 0, FLOW_A, now, &rng), 0);
 	now += 100 * US; /* congested: the first packet moves its flow */
 	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 0, FLOW_A, now, &rng), 1);
-	assert_int_equal(ws.ctr.rebalance[1], 1);
+	assert_int_equal(ws.ctr.member[1].rebalance, 1);
 	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 0, FLOW_A, now + 1, &rng), 1);
 	/* The second flow waits for the next interval. */
 	now += 100 * US;
 	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 0, FLOW_B, now, &rng), 0);
 	now += 400 * US;
 	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 2, q, 1, 0, FLOW_B, now, &rng), 1);
-	assert_int_equal(ws.ctr.rebalance[1], 2);
-	assert_int_equal(ws.ctr.flowlets[0] + ws.ctr.flowlets[1], 2);
+	assert_int_equal(ws.ctr.member[1].rebalance, 2);
+	assert_int_equal(ws.ctr.member[0].flowlets + ws.ctr.member[1].flowlets, 2);
 }
 
 /* Each mode: hash is the multiply-shift of the hash; packet_random uses every member;
@@ -239,7 +239,7 @@ test_modes(void **state)
 	unsigned int hits[4] = {0};
 
 	(void)state;
-	struct lsw_ecmp_grp g = grp(LSW_ECMP_HASH, &ws);
+	struct lsw_ecmp_grp_dp g = grp(LSW_ECMP_HASH, &ws);
 	for (uint32_t h = 0; h < 1000; h++)
 		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, h * 0x9e3779b9u, now, &rng),
 				 (uint8_t)(((uint64_t)(h * 0x9e3779b9u) * 4) >> 32));
@@ -254,7 +254,7 @@ test_modes(void **state)
 	q[2] = 1;
 	q[3] = 9;
 	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, 5, ++now, &rng), 3);
-	assert_int_equal(ws.ctr.reassign[3], 1);
+	assert_int_equal(ws.ctr.member[3].reassign, 1);
 	memset(tbl, 0, sizeof(tbl));
 	g = grp(LSW_ECMP_FIXED, &ws);
 	assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, 6, now, &rng), 3);
@@ -344,13 +344,13 @@ test_paused_member(void **state)
 		now += 1000 * US; /* past the inactivity: every flow a new flowlet */
 	}
 	/* The group's counters: 128 packets, the paused member none of TC 3's. */
-	const struct lsw_ecmp_grp *g = NULL;
+	const struct lsw_ecmp_grp_dp *g = NULL;
 	for (uint32_t i = 0; i < t->conf->ecmp.n_grp; i++)
 		if (t->conf->ecmp.grp[i].ws != NULL)
 			g = &t->conf->ecmp.grp[i];
 	assert_non_null(g);
-	assert_int_equal(g->ws[0].ctr.tx[0].pkts + g->ws[0].ctr.tx[1].pkts, 128);
-	assert_true(g->ws[0].ctr.tx[1].pkts > 64);
+	assert_int_equal(g->ws[0].ctr.member[0].pkts + g->ws[0].ctr.member[1].pkts, 128);
+	assert_true(g->ws[0].ctr.member[1].pkts > 64);
 	t_switch_free(t);
 }
 
@@ -360,7 +360,7 @@ static void
 test_tables_kept(void **state)
 {
 	struct t_switch *t = ecmp_switch(ECMP_CONFIG("", "\"mode\": \"flowlet_random\""));
-	struct lsw_ecmp_grp *g = NULL;
+	struct lsw_ecmp_grp_dp *g = NULL;
 	uint32_t gid = 0;
 
 	(void)state;

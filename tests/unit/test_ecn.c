@@ -59,7 +59,7 @@ static void
 test_curve(void **state)
 {
 	struct t_switch *t = t_switch_new(CONFIG);
-	const struct lsw_aqm_cfg *a = &t->conf->aqm[E4][3];
+	const struct lsw_ecn_dp *a = &t->conf->ecn[E4][3];
 	const uint64_t depths[] = {0, 5 * KB, 5 * KB + 1, 50 * KB, 102 * KB, 150 * KB, 200 * KB,
 				   200 * KB + 1, 1000 * KB};
 	const int n = 20000;
@@ -69,8 +69,8 @@ test_curve(void **state)
 	(void)state;
 	lsw_meta(m)->flags = 0;
 	assert_true(a->marks && !a->drops);
-	assert_int_equal(t->conf->sched[E4].aqm_min[3], 5 * KB);
-	assert_int_equal(t->conf->sched[E4].aqm_min[0], UINT64_MAX);
+	assert_int_equal(t->conf->sched[E4].ecn_min[3], 5 * KB);
+	assert_int_equal(t->conf->sched[E4].ecn_min[0], UINT64_MAX);
 	for (size_t i = 0; i < RTE_DIM(depths); i++) {
 		uint64_t q = depths[i];
 		double p = q <= 5 * KB ? 0 : q > 200 * KB ? 1 :
@@ -79,7 +79,7 @@ test_curve(void **state)
 		for (int k = 0; k < n; k++) {
 			struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
 			ip->type_of_service = 3 << 2 | 2;
-			assert_false(lsw_aqm_dequeue(&t->w, a, E4, 3, m, q));
+			assert_false(lsw_ecn_dequeue(&t->w, a, E4, 3, m, q));
 			marked += (ip->type_of_service & 3) == 3;
 		}
 		/* 99%: within 2.576 standard deviations (and at least one packet of slack). */
@@ -90,7 +90,7 @@ test_curve(void **state)
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
 	ip->type_of_service = 3 << 2;
 	for (int k = 0; k < 1000; k++)
-		assert_false(lsw_aqm_dequeue(&t->w, a, E4, 3, m, 1000 * KB));
+		assert_false(lsw_ecn_dequeue(&t->w, a, E4, 3, m, 1000 * KB));
 	assert_int_equal(ip->type_of_service, 3 << 2);
 	rte_pktmbuf_free(m);
 	t_switch_free(t);
@@ -153,10 +153,10 @@ test_dequeue(void **state)
 	assert_int_equal(lsw_fifo_count(&t->sw.dp.sched[E4]->q[1]), 10);
 	while (lsw_egress_run(&t->w, t->conf, E4, 1000000000))
 		;
-	const struct lsw_mmu_lcore *mmu = t->w.mmu;
-	assert_int_equal(mmu->q_ecn_marked_pkts[E4][1], 5);
-	assert_int_equal(mmu->q_ecn_marked_bytes[E4][1], 5000);
-	assert_int_equal(mmu->q_tx_pkts[E4][1], 10);
+	const struct lsw_buffer_lcore *mmu = t->w.buffer;
+	assert_int_equal(mmu->ctr.q_ecn_marked_pkts[E4][1], 5);
+	assert_int_equal(mmu->ctr.q_ecn_marked_bytes[E4][1], 5000);
+	assert_int_equal(mmu->ctr.q_tx_pkts[E4][1], 10);
 	assert_int_equal(t->sw.dp.ctr[0].port[E4].ctr[LSW_PC_ECN_MARKED_PACKETS], 5);
 	assert_int_equal(t->sw.dp.ctr[0].port[E4].ctr[LSW_PC_ROCE_ECN_MARKED_PKTS], 0);
 	/* The same with not-ECT: the first five are WRED-dropped. */
@@ -165,13 +165,13 @@ test_dequeue(void **state)
 		t_rx(t, E0, buf, len, 2000);
 	while (lsw_egress_run(&t->w, t->conf, E4, 2000000000))
 		;
-	assert_int_equal(mmu->q_drop_reason[E4][1][LSW_QDROP_WRED], 5);
-	assert_int_equal(mmu->q_wred_drop_bytes[E4][1], 5000);
+	assert_int_equal(mmu->ctr.q_drop_reason[E4][1][LSW_QDROP_WRED_DROP], 5);
+	assert_int_equal(mmu->ctr.q_wred_drop_bytes[E4][1], 5000);
 	assert_int_equal(t_drops(t, E4, LSW_DROP_WRED_DROP), 5);
-	assert_int_equal(mmu->q_tx_pkts[E4][1], 15);
-	assert_int_equal(mmu->q_tx_bytes[E4][1], 15000);
-	assert_int_equal(mmu->q_ecn_marked_pkts[E4][1], 5);
-	assert_int_equal(mmu->q_occ[E4][1][0] + mmu->q_occ[E4][1][1], 0); /* all released */
+	assert_int_equal(mmu->ctr.q_tx_pkts[E4][1], 15);
+	assert_int_equal(mmu->ctr.q_tx_bytes[E4][1], 15000);
+	assert_int_equal(mmu->ctr.q_ecn_marked_pkts[E4][1], 5);
+	assert_int_equal(mmu->use.q_occ[E4][1][0] + mmu->use.q_occ[E4][1][1], 0); /* all released */
 	t_switch_free(t);
 }
 
@@ -203,8 +203,8 @@ test_roce_cnp(void **state)
 	/* 16 queued on a 4500-byte step: the CNPs went first and are untouched although
 	 * they left more than 4500 bytes behind; of the 1042-byte RoCE packets, the three
 	 * that left 5 or more behind were marked. */
-	assert_int_equal(t->w.mmu->q_tx_pkts[E4][6], 16);
-	assert_int_equal(t->w.mmu->q_ecn_marked_pkts[E4][6], 3);
+	assert_int_equal(t->w.buffer->ctr.q_tx_pkts[E4][6], 16);
+	assert_int_equal(t->w.buffer->ctr.q_ecn_marked_pkts[E4][6], 3);
 	assert_int_equal(out[LSW_PC_ROCE_ECN_MARKED_PKTS], 3);
 	t_switch_free(t);
 }

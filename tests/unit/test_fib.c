@@ -168,7 +168,7 @@ test_group_reclaim(void **state)
 	assert_int_not_equal(route_of(t, "10.1.2.3", NULL), -1);
 	struct lsw_ecmp_ctr c;
 	lsw_ecmp_counters(&t->sw, gid, &c);
-	assert_int_equal(c.tx[0].pkts + c.tx[1].pkts, 1);
+	assert_int_equal(c.member[0].pkts + c.member[1].pkts, 1);
 
 	t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": \"10.0.1.1\", "
 		 "\"replace\": true}");
@@ -189,7 +189,7 @@ test_group_reclaim(void **state)
 		 "\"10.0.1.1,10.0.1.3\", \"replace\": true}");
 	assert_int_equal(rte_lpm_lookup(fc->fib->lpm, t_ip("10.1.0.1"), &v), 0);
 	lsw_ecmp_counters(&t->sw, v, &c);
-	assert_int_equal(c.tx[0].pkts + c.tx[1].pkts, 0);
+	assert_int_equal(c.member[0].pkts + c.member[1].pkts, 0);
 	assert_int_not_equal(route_of(t, "10.1.2.3", NULL), -1);
 	t_switch_free(t);
 }

@@ -26,9 +26,9 @@ static uint8_t buf[256];
 #define Q 1
 
 static int64_t
-q_occ(struct lsw_mmu_lcore *const *mmu, uint16_t port)
+q_occ(struct lsw_buffer_lcore *const *mmu, uint16_t port)
 {
-	return lsw_mmu_q_occ(mmu, 2, port, Q, 0) + lsw_mmu_q_occ(mmu, 2, port, Q, 1);
+	return lsw_buffer_q_occ(mmu, 2, port, Q, 0) + lsw_buffer_q_occ(mmu, 2, port, Q, 1);
 }
 
 static void
@@ -65,11 +65,11 @@ test_handoff(void **state)
 	 * count them; the MMU charge taken by one worker is given back by the other. */
 	assert_int_equal(lsw_tx_drain_handoff(&owner, t->conf), 10);
 	assert_int_equal(rte_ring_count(r), 0);
-	struct lsw_mmu_lcore *const *mmu = sw->dp.mmu;
-	assert_int_equal(q_occ(mmu, 1), 10 * lsw_mmu_charge(&t->conf->mmu, len));
+	struct lsw_buffer_lcore *const *mmu = sw->dp.buffer;
+	assert_int_equal(q_occ(mmu, 1), 10 * lsw_buffer_charge(&t->conf->buffer, len));
 	assert_int_equal(lsw_egress_run(&owner, t->conf, 1, T_HZ), 10);
 	assert_int_equal(q_occ(mmu, 1), 0);
-	assert_true(mmu[0]->q_occ[1][Q][1] + mmu[0]->q_occ[1][Q][0] > 0);
+	assert_true(mmu[0]->use.q_occ[1][Q][1] + mmu[0]->use.q_occ[1][Q][0] > 0);
 	assert_int_equal(sw->dp.ctr[1].port[1].ctr[LSW_PC_IF_OUT_UCAST_PKTS], 10);
 	assert_int_equal(sw->dp.ctr[1].port[1].ctr[LSW_PC_IF_OUT_OCTETS], 10 * len);
 	assert_int_equal(sw->dp.ctr[0].port[1].ctr[LSW_PC_IF_OUT_UCAST_PKTS], 0);
@@ -98,8 +98,8 @@ test_handoff(void **state)
 		lsw_egress_run(&owner, t->conf, 1, 2 * T_HZ);
 	/* Everything admitted was released, whoever did it. */
 	assert_int_equal(q_occ(mmu, 1), 0);
-	assert_int_equal(lsw_mmu_pg_occ(mmu, 2, 0, 0, LSW_PART_SHARED) +
-			 lsw_mmu_pg_occ(mmu, 2, 0, 0, LSW_PART_RESERVED), 0);
+	assert_int_equal(lsw_buffer_pg_occ(mmu, 2, 0, 0, LSW_PART_SHARED) +
+			 lsw_buffer_pg_occ(mmu, 2, 0, 0, LSW_PART_RESERVED), 0);
 
 	/* stats.clear on one port: a baseline, the workers' counters untouched. */
 	lsw_stats_clear(sw, 1);

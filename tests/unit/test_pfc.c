@@ -386,13 +386,13 @@ test_lossy_isolation(void **state)
 			assert_int_equal(enable, 1 << 3);
 			xoffs++;
 		}
-		assert_int_equal(t->w.mmu->pg_occ[0][0][LSW_PART_HEADROOM], 0);
+		assert_int_equal(t->w.buffer->use.pg_occ[0][0][LSW_PART_HEADROOM], 0);
 	}
 	assert_true(t_drops(t, 0, LSW_DROP_INGRESS_PG_THRESHOLD) > 1000);
 	assert_int_equal(t_drops(t, 0, LSW_DROP_HEADROOM_OVERFLOW), 0);
 	assert_true(xoffs >= 1);
 	/* Every lossless packet is queued for Ethernet4's queue 3. */
-	assert_int_equal(t->w.mmu->pg_pkts[0][3], sent);
+	assert_int_equal(t->w.buffer->ctr.pg_pkts[0][3], sent);
 	assert_int_equal(lsw_fifo_count(&sched(t, 1)->q[3]), sent);
 	assert_int_equal(t->sw.dp.ctr[0].port[0].pfc.tx_pkts[0], 0);
 	t_switch_free(t);

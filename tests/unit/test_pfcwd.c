@@ -6,7 +6,7 @@
  * restores (sonic-swss#4581); detected/restored move by exactly one per storm.
  */
 #include "harness.h"
-#include "lsw/pfcwd.h"
+#include "pfcwd.h"
 
 #define MS 1000000ull
 #define P (100 * MS)

@@ -13,7 +13,7 @@
 #include <rte_malloc.h>
 #include "harness.h"
 #include "lsw/pfc.h"
-#include "lsw/pfcwd.h"
+#include "pfcwd.h"
 
 #define MS 1000000ull
 #define E0 0
@@ -107,7 +107,7 @@ run(struct sim *x, unsigned int ms)
 static uint64_t
 tx(struct t_switch *t, uint16_t port, uint8_t q)
 {
-	return t->w.mmu->q_tx_pkts[port][q];
+	return t->w.buffer->ctr.q_tx_pkts[port][q];
 }
 
 static uint64_t
@@ -116,7 +116,7 @@ pg3_occupancy(struct t_switch *t, uint16_t port)
 	int64_t s = 0;
 
 	for (int part = 0; part < LSW_PARTS; part++)
-		s += t->w.mmu->pg_occ[port][3][part];
+		s += t->w.buffer->use.pg_occ[port][3][part];
 	return (uint64_t)s;
 }
 
@@ -326,8 +326,8 @@ test_clear(void **state)
 	const struct lsw_wd_stats *st = &t->sw.wds[E4][3];
 
 	(void)state;
-	t->sw.mmu_base = rte_zmalloc("test_mmu_base", sizeof(*t->sw.mmu_base), 0);
-	assert_non_null(t->sw.mmu_base);
+	t->sw.buffer_base = rte_zmalloc("test_mmu_base", sizeof(*t->sw.buffer_base), 0);
+	assert_non_null(t->sw.buffer_base);
 	assert_int_equal(t_start_ports(t), 0);
 	run(&x, 300);
 	x.storm = true;
@@ -357,8 +357,8 @@ test_clear(void **state)
 	for (uint16_t p = E0; p <= E4; p++)
 		while (t_tx_count(t, p) && lsw_egress_run(&t->w, t->conf, p, x.now))
 			;
-	rte_free(t->sw.mmu_base);
-	t->sw.mmu_base = NULL;
+	rte_free(t->sw.buffer_base);
+	t->sw.buffer_base = NULL;
 	t_switch_free(t);
 }
 

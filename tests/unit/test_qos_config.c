@@ -16,7 +16,7 @@ test_headroom_t5(void **state)
 	struct lsw_headroom h;
 
 	(void)state;
-	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, 0, false, &h), 0);
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, false, &h), 0);
 	assert_true(h.wcf == 2);
 	assert_true(fabs(h.occupancy - 1.1176) < 0.0001);
 	assert_true(fabs(h.cable_bytes - 631.3) < 0.05);
@@ -27,16 +27,16 @@ test_headroom_t5(void **state)
 	assert_int_equal(h.size, 62464);
 	/* A shared headroom pool (BUFFER_POOL.xoff): the xoff comes from the pool, so the
 	 * profile reserves xon alone and the 2 KB compensation goes (mellanox.lua). */
-	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, 0, true, &h), 0);
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, true, &h), 0);
 	assert_int_equal(h.xoff, 41984);
 	assert_int_equal(h.size, 18432);
-	assert_int_equal(lsw_headroom_calc(&b, 100000, 300, 9100, 0, false, &h), 0);
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 300, 9100, 0, false, &h), 0);
 	assert_int_equal(h.xoff, 84992);
 	assert_int_equal(h.size, 103424);
 	/* The generic formula with a 2048-byte cell (a per-mbuf charge): why to charge bytes. */
 	b.headroom_model = 1;
 	b.cell = 2048;
-	assert_int_equal(lsw_headroom_calc(&b, 100000, 5, 9100, 0, false, &h), 0);
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, false, &h), 0);
 	assert_true(h.wcf == 32);
 	assert_int_equal(h.xoff, 594944);
 }
@@ -180,7 +180,7 @@ test_pfcwd_entries(void **state)
 		 " \"pfc_watchdog_status\": \"enable\"}}}", &errs);
 	if (c == NULL)
 		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
-	const struct lsw_pfcwd_port *wp = &c->qos.wd.port[0];
+	const struct lsw_pfcwd_port_conf *wp = &c->qos.wd.port[0];
 	assert_int_equal(c->qos.port[0].pfcwd_enable, 0x18);
 	assert_true(wp->configured && wp->defaulted);
 	assert_int_equal(wp->action, LSW_WD_DROP);
@@ -215,22 +215,22 @@ test_wred(void **state)
 	if (c == NULL)
 		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
 	const struct lsw_qos_conf *q = &c->qos;
-	assert_int_equal(q->n_wred, 2);
-	const struct lsw_wred_conf *az = &q->wred[q->port[1].q_wred[3]];
+	assert_int_equal(q->n_ecn, 2);
+	const struct lsw_ecn_conf *az = &q->ecn[q->port[1].q_ecn[3]];
 	assert_string_equal(az->name, "AZURE_LOSSLESS");
 	assert_true(az->drop[LSW_GREEN] && az->ecn[LSW_GREEN] && az->ecn[LSW_RED]);
 	assert_int_equal(az->wred[LSW_GREEN].min, 1048576);
 	assert_int_equal(az->wred[LSW_GREEN].prob, 5);
 	assert_int_equal(az->mark[LSW_GREEN].max, 2097152); /* ECN follows the WRED curve */
 	assert_int_equal(az->wred[LSW_RED].prob, 100);       /* SONiC's default */
-	const struct lsw_wred_conf *dc = &q->wred[q->port[1].q_wred[4]];
+	const struct lsw_ecn_conf *dc = &q->ecn[q->port[1].q_ecn[4]];
 	assert_false(dc->drop[LSW_GREEN]);
 	assert_true(dc->ecn[LSW_GREEN] && !dc->ecn[LSW_YELLOW]);
 	assert_int_equal(dc->mark[LSW_GREEN].min, 5120);
 	assert_int_equal(dc->mark[LSW_GREEN].max, 204800);
 	assert_int_equal(dc->mark[LSW_GREEN].prob, 1);
-	assert_int_equal(q->port[1].q_wred[0], LSW_NONE);
-	assert_int_equal(q->port[0].q_wred[3], LSW_NONE);
+	assert_int_equal(q->port[1].q_ecn[0], LSW_NONE);
+	assert_int_equal(q->port[0].q_ecn[3], LSW_NONE);
 	assert_int_equal(c->g.cnp_tc, 6);
 	lsw_config_free(c);
 	c = load("{\"LSW\": {\"global\": {\"cnp_tc\": \"dscp\"}}}", &errs);

@@ -30,7 +30,7 @@ refill(struct lsw_sched *s, uint8_t mask, const uint32_t *len)
 }
 
 static struct rte_mbuf *
-serve(struct lsw_sched *s, const struct lsw_sched_cfg *c, int q)
+serve(struct lsw_sched *s, const struct lsw_sched_dp *c, int q)
 {
 	struct lsw_qent *e = lsw_fifo_pop_ent(&s->q[q]);
 
@@ -44,7 +44,7 @@ static void
 dwrr_case(const uint16_t *weight, const uint32_t *len, uint8_t mask)
 {
 	struct lsw_sched s;
-	struct lsw_sched_cfg c = {0};
+	struct lsw_sched_dp c = {0};
 	uint64_t bytes[LSW_NUM_QUEUES] = {0}, total = 0;
 	uint32_t wsum = 0;
 
@@ -91,7 +91,7 @@ static void
 test_strict_and_pause(void **state)
 {
 	struct lsw_sched s;
-	struct lsw_sched_cfg c = {.strict_mask = 0xc0}; /* queues 6 and 7 strict */
+	struct lsw_sched_dp c = {.strict_mask = 0xc0}; /* queues 6 and 7 strict */
 	static const uint32_t len[8] = {100, 100, 100, 100, 100, 100, 100, 100};
 
 	(void)state;
@@ -126,7 +126,7 @@ static double
 shaped_rate(uint64_t rate_bps, uint64_t late, double seconds, uint32_t len)
 {
 	struct lsw_sched s;
-	struct lsw_sched_cfg c = {.rate_bps = rate_bps, .overhead = 24};
+	struct lsw_sched_dp c = {.rate_bps = rate_bps, .overhead = 24};
 	uint64_t now = 1, sent_bits = 0, end = (uint64_t)(seconds * HZ);
 
 	assert_int_equal(lsw_sched_init(&s, 8, SOCKET_ID_ANY), 0);
@@ -191,7 +191,7 @@ test_shaper_saturates(void **state)
 	(void)state;
 	for (size_t i = 0; i < RTE_DIM(cases); i++) {
 		struct lsw_sched s;
-		struct lsw_sched_cfg c = {.rate_bps = cases[i].rate, .overhead = 24,
+		struct lsw_sched_dp c = {.rate_bps = cases[i].rate, .overhead = 24,
 					  .burst_bytes = cases[i].burst};
 		assert_int_equal(lsw_sched_init(&s, 8, SOCKET_ID_ANY), 0);
 		lsw_shaper_refill(&s, &c, HZ, 1);

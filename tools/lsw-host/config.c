@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "jsonv.h"
-#include "config.h"
+#include "host_config.h"
 
 #define GBPS 1000000000ull
 

@@ -23,7 +23,7 @@
 #include <rte_mbuf.h>
 #include <rte_net_crc.h>
 #include "jsonv.h"
-#include "config.h"
+#include "host_config.h"
 #include "results.h"
 
 #define BURST 32

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jsonv.h"
-#include "config.h"
+#include "host_config.h"
 
 /* splitmix64: small, good enough, and the same everywhere for a seed. */
 static uint64_t

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <rte_rcu_qsbr.h>
 #include "lsw/fib.h"
-#include "lsw/config.h"
+#include "config.h"
 
 enum lsw_route_kind {
 	LSW_RT_CONNECTED,   /* subnet of a port address: glean */
@@ -15,6 +15,7 @@ enum lsw_route_kind {
 	LSW_RT_STATIC,      /* STATIC_ROUTE */
 	LSW_RT_NEIGH,       /* host route of a resolved neighbor */
 };
+extern const char *const lsw_route_kind_names[]; /* route.list's "type" */
 
 enum lsw_nh_state {
 	LSW_NH_FREE = 0,
@@ -23,6 +24,7 @@ enum lsw_nh_state {
 	LSW_NH_STATIC,      /* NEIGH table */
 	LSW_NH_RECLAIM,     /* forgotten; the slot is free after the grace period */
 };
+extern const char *const lsw_nh_state_names[];   /* neighbor.list's "state" */
 
 struct lsw_route {
 	uint32_t prefix;

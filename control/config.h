@@ -2,7 +2,8 @@
 /*
  * The validated configuration. The file is JSON in the shape of SONiC's CONFIG_DB (PORT,
  * INTERFACE, STATIC_ROUTE, NEIGH, DEVICE_METADATA) plus lsw's own tables (LSW, LSW_PORT).
- * See README.md "Configuration" for every table and field.
+ * See README.md "Configuration" for every table and field. Control plane only: the workers
+ * see the snapshot built from it (control/snapshot.c).
  */
 #ifndef LSW_CONFIG_H
 #define LSW_CONFIG_H
@@ -13,7 +14,33 @@
 #include <rte_ether.h>
 #include "lsw/common.h"
 #include "lsw/ecmp.h"
-#include "lsw/qos.h"
+#include "qos.h"
+
+/* ECMP settings of one next-hop group (ECMP.GLOBAL, overridden by ECMP|<prefix>). */
+struct lsw_ecmp_grp_conf {
+	uint32_t prefix;              /* ECMP|<prefix> entries only */
+	uint8_t plen;
+	uint8_t mode;                 /* enum lsw_ecmp_mode */
+	uint8_t fields;               /* enum lsw_hash_field bits */
+	bool rebalance;               /* reactive moves of flows that never pause */
+	uint8_t margin;               /* quality levels the best must be better by */
+	uint32_t seed;
+	uint32_t inactivity_us;       /* flowlet gap */
+	uint32_t rebalance_us;        /* at most one move per group per interval */
+	uint32_t table_size;          /* flowlet entries per worker, a power of two */
+};
+
+/* The ECMP table as configured (control/config_ecmp.c). */
+struct lsw_ecmp_conf {
+	uint32_t sample_us;           /* quality sampling interval */
+	uint8_t ewma_exp;
+	uint8_t load_min, load_max;   /* percent of the port speed */
+	uint64_t queue_min, queue_max; /* bytes for a 10 Gb/s port, scaled with the speed */
+	uint8_t w_load, w_queue;      /* percent; they add up to 100 */
+	struct lsw_ecmp_grp_conf dflt; /* ECMP.GLOBAL */
+	uint32_t n_grp;
+	struct lsw_ecmp_grp_conf *grp; /* ECMP|<prefix> */
+};
 
 #define LSW_ERRS_MAX 32
 
@@ -41,7 +68,7 @@ struct lsw_port_conf {
 	struct rte_ether_addr mac;         /* LSW_PORT.mac, else DEVICE_METADATA mac */
 	bool mac_set;                      /* else the device's own MAC */
 	bool is_pci;                       /* devargs names a PCI address */
-	bool admin_up;
+	bool admin_up;                     /* PORT.admin_status: lsw_admin_status_names */
 	uint16_t mtu;
 	uint32_t speed;                    /* Mb/s; 0 = as the device reports */
 	int lcore;                         /* owner worker lcore; -1 = round-robin */
@@ -79,7 +106,7 @@ struct lsw_global_conf {
 	uint16_t rx_desc, tx_desc;
 	char file_prefix[64];              /* empty = lsw-<pid> */
 	char rpc_socket[108];
-	char log_level[16];
+	char log_level[16];                /* one of lsw_log_level_names */
 	uint32_t ecmp_seed;
 	uint8_t cnp_tc;                 /* TC of RoCEv2 CNPs; LSW_CNP_TC_DSCP: by the maps */
 	uint32_t drop_snapshots;        /* drops (and marks) kept for drops.list; 0 = off */
@@ -98,17 +125,24 @@ struct lsw_global_conf {
 
 struct lsw_config {
 	struct lsw_global_conf g;
-	char hostname[64];
+	char hostname[64];                 /* DEVICE_METADATA.localhost */
+	struct rte_ether_addr sys_mac;     /* DEVICE_METADATA.localhost.mac: the ports' default */
+	bool sys_mac_set;
 	uint16_t n_ports;
 	struct lsw_port_conf port[LSW_MAX_PORTS];
 	uint32_t n_routes;
 	struct lsw_route_conf *routes;
 	uint32_t n_neighs;
 	struct lsw_neigh_conf *neighs;
-	struct lsw_qos_conf qos;           /* buffers, maps, schedulers (config_qos.c) */
-	struct lsw_ecmp_config ecmp;       /* the ECMP table (config_ecmp.c) */
+	struct lsw_qos_conf qos;           /* buffers, maps, schedulers, ECN, PFC watchdog */
+	struct lsw_ecmp_conf ecmp;         /* the ECMP table (config_ecmp.c) */
 	json_t *doc;                       /* the document as loaded (a reference is held) */
 };
+
+/* PORT.admin_status, by value of lsw_port_conf.admin_up: {"down", "up"}. */
+extern const char *const lsw_admin_status_names[];
+/* LSW.global.log_level, from RTE_LOG_EMERG on. */
+extern const char *const lsw_log_level_names[];
 
 /* Validate @doc into a new config. NULL with @errs filled when it is refused. */
 struct lsw_config *lsw_config_from_json(json_t *doc, struct lsw_errs *errs);
@@ -123,17 +157,47 @@ int lsw_config_port_index(const struct lsw_config *c, const char *name);
  * hold (the MMU's packet limit), LSW_MIN_BUFFER_MBUFS at least. */
 #define LSW_MIN_BUFFER_MBUFS 1024
 uint32_t lsw_config_mbuf_reserve(const struct lsw_config *c);
-/* config_qos.c: the buffer and QoS tables, checked once the ports are known. */
-void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
-/* control/config_ecmp.c: the ECMP table, once the routes are known. */
-void lsw_config_ecmp_defaults(struct lsw_ecmp_config *e, uint32_t seed);
-void lsw_config_ecmp(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
-/* control/config_wred.c: the WRED_PROFILE table. */
-void lsw_config_wred(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs);
 
 void lsw_errs_add(struct lsw_errs *errs, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Errors as [{"path":..., "message":...}, ...]. */
 json_t *lsw_errs_to_json(const struct lsw_errs *errs);
+
+/*
+ * The tables, one file per feature, in the order lsw_config_from_json runs them (each may
+ * use what the earlier ones settled):
+ *   config.c         LSW.global, DEVICE_METADATA, the checks across tables
+ *   config_port.c    PORT, LSW_PORT, INTERFACE
+ *   config_route.c   STATIC_ROUTE, NEIGH
+ *   config_ecmp.c    ECMP
+ *   config_qos.c     the maps and PORT_QOS_MAP, and the order of what follows
+ *   config_buffer.c  LSW.buffer, BUFFER_POOL, BUFFER_PROFILE, BUFFER_PG, BUFFER_QUEUE,
+ *                    CABLE_LENGTH, LOSSLESS_TRAFFIC_PATTERN, DEFAULT_LOSSLESS_BUFFER_PARAMETER
+ *   config_sched.c   SCHEDULER, QUEUE
+ *   config_ecn.c     WRED_PROFILE
+ *   config_pfcwd.c   PFC_WD
+ */
+void lsw_config_global_defaults(struct lsw_global_conf *g);
+void lsw_config_ports(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
+void lsw_config_interfaces(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
+void lsw_config_routes(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
+void lsw_config_neighs(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
+void lsw_config_ecmp_defaults(struct lsw_ecmp_conf *e, uint32_t seed);
+void lsw_config_ecmp(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
+/* The buffer and QoS tables, once the ports are known. */
+void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
+
+/* Helpers of the config_*.c files. */
+/* "PORT|rest": the port part into @port, @rest after the bar; false without a bar. */
+bool lsw_config_split_key(const char *key, char *port, size_t plen, const char **rest);
+/* "Ethernet0|3-4", "Ethernet0,Ethernet4|0": @ports[] set for the ports, the index range
+ * into @lo..@hi (at most @max). False, with an error at @path, when refused. */
+bool lsw_config_port_range(const struct lsw_config *c, const char *key, const char *path,
+			   bool ports[], int *lo, int *hi, int max, struct lsw_errs *errs);
+/* The index of the entry named @name among @n of @stride bytes at @arr (each starting with
+ * its name), or -1. */
+int lsw_config_find(const char *name, const void *arr, size_t n, size_t stride);
+/* A reference to an entry of @table: "name", or "[TABLE|name]" as older SONiC wrote it. */
+const char *lsw_config_ref_name(const char *s, const char *table, char *buf, size_t len);
 
 #endif

@@ -8,7 +8,7 @@
  */
 #include <math.h>
 #include <stddef.h>
-#include "lsw/qos.h"
+#include "qos.h"
 
 /* IEEE 802.3 31B.3.7: pause quanta a peer may take to respond, by speed (Mb/s). */
 static uint32_t
@@ -34,8 +34,8 @@ round_up_1k(double v)
 }
 
 int
-lsw_headroom_calc(const struct lsw_buffer_conf *b, uint32_t speed, uint32_t cable_m,
-		  uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h)
+lsw_buffer_headroom(const struct lsw_buffer_conf *b, uint32_t speed, uint32_t cable_m,
+		    uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h)
 {
 	const double cell = b->cell, p = b->small_packet_percentage, lmtu = b->lossless_mtu;
 	bool mellanox = b->headroom_model == 0;

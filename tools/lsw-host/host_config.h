@@ -3,7 +3,7 @@
 #ifndef LSW_HOST_CONFIG_H
 #define LSW_HOST_CONFIG_H
 
-#include "lsw/config.h"
+#include "jsonv.h" /* control/: struct lsw_errs and the JSON readers */
 #include "host.h"
 
 struct lsw_host_run {

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
-#include "lsw/mmu.h"
+#include "lsw/buffer.h"
 
 #define MIB (1ull << 20)
 
-static struct lsw_mmu_conf mc;
-static struct lsw_mmu_lcore *w0, *w1;
-static struct lsw_mmu_lcore *all[2];
+static struct lsw_buffer_dp mc;
+static struct lsw_buffer_lcore *w0, *w1;
+static struct lsw_buffer_lcore *all[2];
 
 /* Pool 0 ingress, pool 1 egress; every PG and queue lossy with reserve 0 and dynamic
  * threshold 2^shift. Tests then adjust what they study. */
@@ -24,17 +24,17 @@ setup(void **state)
 	(void)state;
 	memset(&mc, 0, sizeof(mc));
 	mc.cell = 64;
-	mc.cell_inv = lsw_mmu_cell_inv(64);
+	mc.cell_inv = lsw_buffer_cell_inv(64);
 	mc.pkt_limit = mc.pkt_xoff = mc.pkt_xon = UINT32_MAX / 2; /* mbufs do not bind here */
 	mc.n_pools = 2;
-	mc.pool[0] = (struct lsw_mmu_pool){.size = 64 * MIB, .shared = 64 * MIB,
+	mc.pool[0] = (struct lsw_pool_dp){.size = 64 * MIB, .shared = 64 * MIB,
 					   .type = LSW_POOL_INGRESS};
-	mc.pool[1] = (struct lsw_mmu_pool){.size = 64 * MIB, .shared = 64 * MIB,
+	mc.pool[1] = (struct lsw_pool_dp){.size = 64 * MIB, .shared = 64 * MIB,
 					   .type = LSW_POOL_EGRESS};
 	for (int p = 0; p < LSW_MAX_PORTS; p++)
 		for (int i = 0; i < 8; i++) {
-			mc.pg[p][i] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = 7};
-			mc.q[p][i] = (struct lsw_mmu_prof){.pool = 1, .dynamic = 1, .shift = 7};
+			mc.pg[p][i] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = 7};
+			mc.q[p][i] = (struct lsw_prof_dp){.pool = 1, .dynamic = 1, .shift = 7};
 		}
 	w0 = calloc(1, sizeof(*w0));
 	w1 = calloc(1, sizeof(*w1));
@@ -58,13 +58,13 @@ admit(struct lsw_pkt_meta *m, uint8_t in_port, uint8_t pg, uint8_t out_port, uin
 {
 	*m = (struct lsw_pkt_meta){.in_port = in_port, .pg = pg, .out_port = out_port,
 				   .queue = q};
-	return lsw_mmu_admit(all, 1, w0, &mc, m, len);
+	return lsw_buffer_admit(all, 1, w0, &mc, m, len);
 }
 
 static int64_t
 q_total(uint16_t port, uint8_t q)
 {
-	return lsw_mmu_q_occ(all, 2, port, q, 0) + lsw_mmu_q_occ(all, 2, port, q, 1);
+	return lsw_buffer_q_occ(all, 2, port, q, 0) + lsw_buffer_q_occ(all, 2, port, q, 1);
 }
 
 static void
@@ -74,11 +74,14 @@ test_charge_exact(void **state)
 
 	(void)state;
 	for (size_t c = 0; c < RTE_DIM(cells); c++) {
-		struct lsw_mmu_conf m = {.cell = cells[c], .cell_inv = lsw_mmu_cell_inv(cells[c]),
-					 .pkt_limit = UINT32_MAX / 2, .pkt_xoff = UINT32_MAX / 2};
+		struct lsw_buffer_dp m = {.cell = cells[c],
+					  .cell_inv = lsw_buffer_cell_inv(cells[c]),
+					  .pkt_limit = UINT32_MAX / 2, .pkt_xoff = UINT32_MAX / 2};
 		for (uint32_t len = 0; len <= LSW_MAX_FRAME; len++)
-			if (lsw_mmu_charge(&m, len) != (len + cells[c] - 1) / cells[c] * cells[c])
-				fail_msg("cell %u len %u: %u", cells[c], len, lsw_mmu_charge(&m, len));
+			if (lsw_buffer_charge(&m, len) !=
+			    (len + cells[c] - 1) / cells[c] * cells[c])
+				fail_msg("cell %u len %u: %u", cells[c], len,
+					 lsw_buffer_charge(&m, len));
 	}
 }
 
@@ -93,7 +96,7 @@ t1_case(bool ingress, uint64_t b, int shift, int s_count)
 	setup(NULL);
 	mc.pool[ingress ? 0 : 1].shared = b;
 	for (int p = 0; p < LSW_MAX_PORTS; p++) {
-		struct lsw_mmu_prof *pr = ingress ? &mc.pg[p][0] : &mc.q[p][0];
+		struct lsw_prof_dp *pr = ingress ? &mc.pg[p][0] : &mc.q[p][0];
 		pr->shift = (int8_t)shift;
 	}
 	/* Round-robin arrivals until no queue takes any more. */
@@ -108,13 +111,13 @@ t1_case(bool ingress, uint64_t b, int shift, int s_count)
 	}
 	double want = alpha * (double)b / (1 + s_count * alpha);
 	for (int i = 0; i < s_count; i++) {
-		int64_t got = ingress ? lsw_mmu_pg_occ(all, 1, (uint16_t)i, 0, LSW_PART_SHARED) :
-					lsw_mmu_q_occ(all, 1, (uint16_t)i, 0, 1);
+		int64_t got = ingress ? lsw_buffer_pg_occ(all, 1, (uint16_t)i, 0, LSW_PART_SHARED) :
+					lsw_buffer_q_occ(all, 1, (uint16_t)i, 0, 1);
 		if (got > want + 1024 || got < want - 1024)
 			fail_msg("%s S=%d alpha=2^%d: queue %d holds %lld, want %.0f",
 				 ingress ? "PG" : "queue", s_count, shift, i, (long long)got, want);
 	}
-	int64_t used = lsw_mmu_pool_shared(all, 1, ingress ? 0 : 1);
+	int64_t used = lsw_buffer_pool_shared(all, 1, ingress ? 0 : 1);
 	double free_want = (double)b / (1 + s_count * alpha);
 	assert_true((double)(b - (uint64_t)used) >= free_want - s_count * 1024.0);
 	teardown(NULL);
@@ -149,9 +152,9 @@ test_reserve_shared_headroom(void **state)
 
 	(void)state;
 	/* A lossless PG: 4 KB reserved, 16 KB of shared (static), 8 KB of headroom. */
-	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .reserved = 4096, .dynamic = 0,
+	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .reserved = 4096, .dynamic = 0,
 					    .static_th = 16384, .xoff = 8192, .lossless = 1};
-	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	for (; n < 4; n++) { /* 4 x 1024: the reserve */
 		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
 		assert_int_equal(m[n].in_part, LSW_PART_RESERVED);
@@ -160,33 +163,33 @@ test_reserve_shared_headroom(void **state)
 		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
 		assert_int_equal(m[n].in_part, LSW_PART_SHARED);
 	}
-	assert_true(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3)); /* at the XOFF point */
+	assert_true(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3)); /* at the XOFF point */
 	for (; n < 28; n++) { /* 8 into headroom */
 		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
 		assert_int_equal(m[n].in_part, LSW_PART_HEADROOM);
 	}
 	/* Out of headroom: a lossless drop is a headroom overflow, counted everywhere. */
 	assert_int_equal(admit(&m[n], 0, 3, 1, 3, 1024), LSW_DROP_HEADROOM_OVERFLOW);
-	assert_int_equal(w0->pg_drops[0][3], 1);
-	assert_int_equal(w0->q_drop_reason[1][3][LSW_QDROP_HEADROOM], 1);
-	assert_int_equal(w0->pool_drops[0], 1);
-	assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, LSW_PART_RESERVED), 4096);
-	assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, LSW_PART_SHARED), 16384);
-	assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 8192);
-	assert_int_equal(lsw_mmu_pool_shared(all, 1, 0), 16384);
-	assert_int_equal(w0->pg_pkts[0][3], 28);
+	assert_int_equal(w0->ctr.pg_drops[0][3], 1);
+	assert_int_equal(w0->ctr.q_drop_reason[1][3][LSW_QDROP_HEADROOM_OVERFLOW], 1);
+	assert_int_equal(w0->ctr.pool_drops[0], 1);
+	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_RESERVED), 4096);
+	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_SHARED), 16384);
+	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 8192);
+	assert_int_equal(lsw_buffer_pool_shared(all, 1, 0), 16384);
+	assert_int_equal(w0->ctr.pg_pkts[0][3], 28);
 	/* Release in arrival order: each packet gives back what it took. The PG stays paused
 	 * while headroom holds anything, and resumes once shared is back under XON. */
 	for (int i = 0; i < 28; i++) {
-		lsw_mmu_release(w0, &mc, &m[i]);
+		lsw_buffer_release(w0, &mc, &m[i]);
 		if (i < 27)
-			assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+			assert_false(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	}
-	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+	assert_true(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	for (int p = 0; p < LSW_PARTS; p++)
-		assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, p), 0);
+		assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, p), 0);
 	assert_int_equal(q_total(1, 3), 0);
-	assert_int_equal(w0->pool_used[0] + w0->pool_used[1], 0);
+	assert_int_equal(w0->use.pool_used[0] + w0->use.pool_used[1], 0);
 }
 
 /* Every queued packet holds an mbuf, a second resource beside the bytes (as an ASIC's
@@ -204,39 +207,39 @@ test_mbuf_limit(void **state)
 	mc.pkt_limit = 100;
 	mc.pkt_xoff = 75;
 	mc.pkt_xon = 50;
-	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = 7,
+	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = 7,
 					    .xoff = 1 << 20, .lossless = 1};
 	for (; n < 38; n++) /* small lossy frames: far under any byte threshold */
 		assert_int_equal(admit(&m[n], 0, 0, 1, 0, 64), LSW_DROP_NONE);
 	/* 38 held: 38 >= 75 - 38. The PG is at its share. */
 	assert_int_equal(admit(&m[n], 0, 0, 1, 0, 64), LSW_DROP_MBUF_LIMIT);
-	assert_int_equal(w0->q_drop_reason[1][0][LSW_QDROP_MBUF], 1);
-	assert_int_equal(w0->pg_drops[0][0], 1);
-	assert_int_equal(w0->pool_drops[0], 1);
+	assert_int_equal(w0->ctr.q_drop_reason[1][0][LSW_QDROP_MBUF_LIMIT], 1);
+	assert_int_equal(w0->ctr.pg_drops[0][0], 1);
+	assert_int_equal(w0->ctr.pool_drops[0], 1);
 	/* Another lossy PG still gets its share of what is left: (75 - 38) / 2. */
 	for (int i = 0; i < 19; i++, n++)
 		assert_int_equal(admit(&m[n], 2, 0, 1, 1, 64), LSW_DROP_NONE);
 	assert_int_equal(admit(&m[n], 2, 0, 1, 1, 64), LSW_DROP_MBUF_LIMIT);
-	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3)); /* PG 3 holds nothing yet */
+	assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3)); /* PG 3 holds nothing yet */
 	/* Lossless: on to pkt_limit, pausing from the first (57 held: its share is 18). */
 	assert_int_equal(admit(&m[n++], 0, 3, 1, 3, 64), LSW_DROP_NONE);
-	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	for (; n < 100; n++)
 		assert_int_equal(admit(&m[n], 0, 3, 1, 3, 64), LSW_DROP_NONE);
-	assert_true(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	assert_true(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	assert_int_equal(admit(&m[n], 0, 3, 1, 3, 64), LSW_DROP_MBUF_LIMIT);
-	assert_int_equal(lsw_mmu_pkts_held(all, 1), 100);
+	assert_int_equal(lsw_buffer_pkts_held(all, 1), 100);
 	/* The lossy ones leave: held 43, PG 3 43 > 50 - 43: still paused. */
 	for (int i = 0; i < 57; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
-	assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+		lsw_buffer_release(w0, &mc, &m[i]);
+	assert_false(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	/* Down to 25: 25 <= 50 - 25, it may resume. */
 	for (int i = 57; i < 75; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
-	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+		lsw_buffer_release(w0, &mc, &m[i]);
+	assert_true(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	for (int i = 75; i < 100; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
-	assert_int_equal(lsw_mmu_pkts_held(all, 1), 0);
+		lsw_buffer_release(w0, &mc, &m[i]);
+	assert_int_equal(lsw_buffer_pkts_held(all, 1), 0);
 	mc.pkt_limit = mc.pkt_xoff = mc.pkt_xon = UINT32_MAX / 2;
 }
 
@@ -246,19 +249,19 @@ test_xon_offset(void **state)
 	struct lsw_pkt_meta m[32];
 
 	(void)state;
-	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 0, .static_th = 16384,
+	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 0, .static_th = 16384,
 					    .xoff = 8192, .xon_offset = 4096, .lossless = 1};
 	for (int i = 0; i < 20; i++)
 		admit(&m[i], 0, 3, 1, 3, 1024);
 	/* 16 KB shared + 4 KB headroom. Headroom out first: still above T - xon_offset. */
 	for (int i = 0; i < 4; i++)
-		lsw_mmu_release(w0, &mc, &m[16 + i]);
-	assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+		lsw_buffer_release(w0, &mc, &m[16 + i]);
+	assert_false(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	for (int i = 0; i < 4; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
-	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3)); /* 12 KB <= 16 - 4 KB */
+		lsw_buffer_release(w0, &mc, &m[i]);
+	assert_true(lsw_buffer_pg_xon(all, 1, &mc, 0, 3)); /* 12 KB <= 16 - 4 KB */
 	for (int i = 4; i < 16; i++)
-		lsw_mmu_release(w0, &mc, &m[i]);
+		lsw_buffer_release(w0, &mc, &m[i]);
 }
 
 static void
@@ -269,26 +272,26 @@ test_lossy_drops(void **state)
 
 	(void)state;
 	/* Ingress: a static threshold of 10 KB. */
-	mc.pg[2][0] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 0, .static_th = 10240};
+	mc.pg[2][0] = (struct lsw_prof_dp){.pool = 0, .dynamic = 0, .static_th = 10240};
 	while (admit(&m, 2, 0, 5, 1, 1000) == LSW_DROP_NONE)
 		ok++;
 	assert_int_equal(ok, 10); /* 1000 B frames charge 1024 */
 	assert_int_equal(admit(&m, 2, 0, 5, 1, 1000), LSW_DROP_INGRESS_PG_THRESHOLD);
-	assert_int_equal(w0->q_drop_reason[5][1][LSW_QDROP_PG], 2);
+	assert_int_equal(w0->ctr.q_drop_reason[5][1][LSW_QDROP_INGRESS_PG_THRESHOLD], 2);
 	/* Egress: the queue's own threshold, for lossy traffic. */
-	mc.q[6][2] = (struct lsw_mmu_prof){.pool = 1, .dynamic = 0, .static_th = 2048};
+	mc.q[6][2] = (struct lsw_prof_dp){.pool = 1, .dynamic = 0, .static_th = 2048};
 	assert_int_equal(admit(&m, 3, 0, 6, 2, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 3, 0, 6, 2, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 3, 0, 6, 2, 1024), LSW_DROP_EGRESS_QUEUE_THRESHOLD);
-	assert_int_equal(w0->q_drop_reason[6][2][LSW_QDROP_QUEUE], 1);
-	assert_int_equal(w0->q_drop_bytes[6][2], 1024);
+	assert_int_equal(w0->ctr.q_drop_reason[6][2][LSW_QDROP_EGRESS_QUEUE_THRESHOLD], 1);
+	assert_int_equal(w0->ctr.q_drop_bytes[6][2], 1024);
 	/* ... but lossless traffic into the same queue is never dropped there. */
-	mc.pg[4][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = 7, .xoff = 65536,
+	mc.pg[4][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = 7, .xoff = 65536,
 					    .lossless = 1};
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(admit(&m, 4, 3, 6, 2, 1024), LSW_DROP_NONE);
 	/* dynamic_th <= -8: no shared buffer at all; only the reserve. */
-	mc.pg[7][1] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = -8,
+	mc.pg[7][1] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = -8,
 					    .reserved = 2048};
 	assert_int_equal(admit(&m, 7, 1, 8, 0, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 7, 1, 8, 0, 1024), LSW_DROP_NONE);
@@ -304,7 +307,7 @@ test_shared_headroom(void **state)
 	(void)state;
 	mc.pool[0].hdrm_shared = 4096;
 	for (int p = 0; p < 2; p++)
-		mc.pg[p][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = -8,
+		mc.pg[p][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = -8,
 						    .xoff = 8192, .lossless = 1};
 	assert_int_equal(admit(&m, 0, 3, 9, 3, 1024), LSW_DROP_NONE);
 	assert_int_equal(admit(&m, 0, 3, 9, 3, 1024), LSW_DROP_NONE);
@@ -312,7 +315,7 @@ test_shared_headroom(void **state)
 	assert_int_equal(admit(&m, 1, 3, 9, 3, 1024), LSW_DROP_NONE);
 	/* Each PG is within its own 8 KB, but the pool's 4 KB are used up. */
 	assert_int_equal(admit(&m, 1, 3, 9, 3, 1024), LSW_DROP_HEADROOM_OVERFLOW);
-	assert_int_equal(w0->pool_hdrm[0], 4096);
+	assert_int_equal(w0->use.pool_hdrm[0], 4096);
 }
 
 /* Thresholds at their edges: an idle PG never pauses, even with no shared buffer; a static
@@ -325,39 +328,40 @@ test_threshold_edges(void **state)
 
 	(void)state;
 	/* dynamic_th -8: no shared buffer; no reserve. Idle: no XOFF, ever. */
-	mc.pg[0][3] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = -8,
+	mc.pg[0][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = -8,
 					    .xoff = 8192, .lossless = 1};
 	for (int i = 0; i < 3; i++)
-		assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+		assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	assert_int_equal(admit(&m[0], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
 	assert_int_equal(m[0].in_part, LSW_PART_HEADROOM);
-	assert_true(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
-	assert_false(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
+	assert_true(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
+	assert_false(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
 	/* BUFFER_POOL.xoff appears while that packet sits in headroom: released exactly. */
 	mc.pool[0].hdrm_shared = 65536;
 	assert_int_equal(admit(&m[1], 0, 3, 1, 3, 1024), LSW_DROP_NONE);
-	assert_int_equal(lsw_mmu_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 2048);
+	assert_int_equal(lsw_buffer_pg_occ(all, 1, 0, 3, LSW_PART_HEADROOM), 2048);
 	mc.pool[0].hdrm_shared = 0; /* ... and goes again before the second leaves */
-	lsw_mmu_release(w0, &mc, &m[0]);
-	lsw_mmu_release(w0, &mc, &m[1]);
-	assert_int_equal(w0->pool_hdrm[0], 0);
-	assert_true(lsw_mmu_pg_xon(all, 1, &mc, 0, 3));
-	assert_false(lsw_mmu_pg_xoff(all, 1, &mc, 0, 3));
+	lsw_buffer_release(w0, &mc, &m[0]);
+	lsw_buffer_release(w0, &mc, &m[1]);
+	assert_int_equal(w0->use.pool_hdrm[0], 0);
+	assert_true(lsw_buffer_pg_xon(all, 1, &mc, 0, 3));
+	assert_false(lsw_buffer_pg_xoff(all, 1, &mc, 0, 3));
 	/* static_th 0: the whole shared pool (64 MB here), not nothing. */
-	mc.pg[1][0] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 0, .static_th = 0};
+	mc.pg[1][0] = (struct lsw_prof_dp){.pool = 0, .dynamic = 0, .static_th = 0};
 	assert_int_equal(admit(&m[2], 1, 0, 1, 0, 1024), LSW_DROP_NONE);
 	assert_int_equal(m[2].in_part, LSW_PART_SHARED);
-	assert_true(lsw_mmu_threshold(&mc.pg[1][0], &mc.pool[0], 0) == 64 * MIB);
+	assert_true(lsw_buffer_threshold(&mc.pg[1][0], &mc.pool[0], 0) == 64 * MIB);
 	/* alpha = 2^40, 2^63, 2^127: saturated thresholds, and packets admitted. */
 	static const int8_t shifts[] = {40, 63, 127};
 	for (size_t i = 0; i < RTE_DIM(shifts); i++) {
-		mc.pg[2][0] = (struct lsw_mmu_prof){.pool = 0, .dynamic = 1, .shift = shifts[i]};
-		assert_true(lsw_mmu_threshold(&mc.pg[2][0], &mc.pool[0], 0) == (uint64_t)INT64_MAX);
+		mc.pg[2][0] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = shifts[i]};
+		assert_true(lsw_buffer_threshold(&mc.pg[2][0], &mc.pool[0], 0) ==
+			    (uint64_t)INT64_MAX);
 		assert_int_equal(admit(&m[3], 2, 0, 1, 0, 1024), LSW_DROP_NONE);
-		lsw_mmu_release(w0, &mc, &m[3]);
+		lsw_buffer_release(w0, &mc, &m[3]);
 	}
-	lsw_mmu_release(w0, &mc, &m[2]);
-	assert_int_equal(w0->pool_used[0] + w0->pool_used[1], 0);
+	lsw_buffer_release(w0, &mc, &m[2]);
+	assert_int_equal(w0->use.pool_used[0] + w0->use.pool_used[1], 0);
 }
 
 /* A run decides each packet as if admitted one by one. */
@@ -369,21 +373,21 @@ test_run_equals_single(void **state)
 	uint8_t drop[40];
 
 	(void)state;
-	mc.pg[0][0] = (struct lsw_mmu_prof){.pool = 0, .reserved = 3000, .dynamic = 0,
+	mc.pg[0][0] = (struct lsw_prof_dp){.pool = 0, .reserved = 3000, .dynamic = 0,
 					    .static_th = 20000};
 	for (int i = 0; i < 40; i++) {
 		len[i] = 60 + (uint32_t)(i * 97 % 1400);
 		ms[i] = (struct lsw_pkt_meta){.in_port = 0, .pg = 0, .out_port = 1, .queue = 0};
 		mp[i] = &ms[i];
 	}
-	uint16_t ok = lsw_mmu_admit_run(all, 1, w1, &mc, mp, len, 40, drop);
-	struct lsw_mmu_lcore *runs = w1;
+	uint16_t ok = lsw_buffer_admit_run(all, 1, w1, &mc, mp, len, 40, drop);
+	struct lsw_buffer_lcore *runs = w1;
 	w1 = calloc(1, sizeof(*w1)); /* now admit one by one into a fresh share */
 	all[0] = w1;
 	uint16_t ok1 = 0;
 	for (int i = 0; i < 40; i++) {
 		m1[i] = (struct lsw_pkt_meta){.in_port = 0, .pg = 0, .out_port = 1, .queue = 0};
-		enum lsw_drop d = lsw_mmu_admit(all, 1, w1, &mc, &m1[i], len[i]);
+		enum lsw_drop d = lsw_buffer_admit(all, 1, w1, &mc, &m1[i], len[i]);
 		assert_int_equal(d, drop[i]);
 		if (d == LSW_DROP_NONE) {
 			ok1++;
@@ -393,8 +397,8 @@ test_run_equals_single(void **state)
 	}
 	assert_int_equal(ok, ok1);
 	assert_true(ok < 40); /* the case reaches the threshold */
-	assert_memory_equal(runs->pg_occ, w1->pg_occ, sizeof(w1->pg_occ));
-	assert_memory_equal(runs->tc_hist, w1->tc_hist, sizeof(w1->tc_hist));
+	assert_memory_equal(runs->use.pg_occ, w1->use.pg_occ, sizeof(w1->use.pg_occ));
+	assert_memory_equal(runs->ctr.tc_hist, w1->ctr.tc_hist, sizeof(w1->ctr.tc_hist));
 	free(runs);
 	all[0] = w0;
 }
@@ -408,13 +412,13 @@ test_two_workers(void **state)
 	(void)state;
 	for (int i = 0; i < 8; i++) {
 		m[i] = (struct lsw_pkt_meta){.in_port = 1, .pg = 0, .out_port = 2, .queue = 1};
-		assert_int_equal(lsw_mmu_admit(all, 2, w0, &mc, &m[i], 100), LSW_DROP_NONE);
+		assert_int_equal(lsw_buffer_admit(all, 2, w0, &mc, &m[i], 100), LSW_DROP_NONE);
 	}
 	for (int i = 0; i < 8; i++)
-		lsw_mmu_release(w1, &mc, &m[i]);
-	assert_true(w0->q_occ[2][1][1] == 8 * 128 && w1->q_occ[2][1][1] == -8 * 128);
+		lsw_buffer_release(w1, &mc, &m[i]);
+	assert_true(w0->use.q_occ[2][1][1] == 8 * 128 && w1->use.q_occ[2][1][1] == -8 * 128);
 	assert_int_equal(q_total(2, 1), 0);
-	assert_int_equal(lsw_mmu_pool_shared(all, 2, 0) + lsw_mmu_pool_shared(all, 2, 1), 0);
+	assert_int_equal(lsw_buffer_pool_shared(all, 2, 0) + lsw_buffer_pool_shared(all, 2, 1), 0);
 }
 
 int

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 enum lsw_wd_state { LSW_WD_OPERATIONAL, LSW_WD_STORMED };
+extern const char *const lsw_wd_state_names[]; /* PFC_WD_STATUS: "operational", "stormed" */
 enum lsw_wd_event { LSW_WD_NONE, LSW_WD_STORM, LSW_WD_RESTORE };
 
 /* What the poll measured for one queue. */
@@ -35,6 +36,24 @@ struct lsw_wd_queue {
 	uint64_t last_ns;
 	uint64_t detected, restored;
 };
+
+/* SONiC's PFC_WD_QUEUE_STATS_<name> of a watched queue (and <name>_LAST, over the last
+ * storm), and what it counts: in the buffer counters @c (struct lsw_buffer_ctr, summed
+ * without the clear baseline), queue @q of port @p, whose priority pauses PG @pg. A storm's
+ * count is the difference since it began. */
+#define LSW_FOREACH_WD_CTR(X, c, p, q, pg) \
+	X(TX_PACKETS,         (c)->q_tx_pkts[p][q]) \
+	X(TX_DROPPED_PACKETS, (c)->wd_tx_drops[p][q]) \
+	X(RX_PACKETS,         (c)->pg_pkts[p][pg] + (c)->wd_rx_drops[p][q]) \
+	X(RX_DROPPED_PACKETS, (c)->wd_rx_drops[p][q])
+
+enum lsw_wd_ctr {
+#define LSW_WD_CTR_ENUM(name, value) LSW_WD_CTR_##name,
+	LSW_FOREACH_WD_CTR(LSW_WD_CTR_ENUM, _, _, _, _)
+#undef LSW_WD_CTR_ENUM
+	LSW_WD_CTR_MAX
+};
+extern const char *const lsw_wd_ctr_names[LSW_WD_CTR_MAX];
 
 /* One poll of one queue at @now_ns. @detection_ns and @restoration_ns (0: never restore);
  * an @alert queue restores on the first poll without the storm condition instead. */

@@ -5,7 +5,17 @@
 #include <rte_jhash.h>
 #include <rte_malloc.h>
 #include "lsw/log.h"
-#include "fib.h"
+#include "fibctl.h"
+
+const char *const lsw_route_kind_names[] = {
+	[LSW_RT_CONNECTED] = "connected", [LSW_RT_LOCAL] = "local",
+	[LSW_RT_STATIC] = "static", [LSW_RT_NEIGH] = "neighbor",
+};
+const char *const lsw_nh_state_names[] = {
+	[LSW_NH_FREE] = "free", [LSW_NH_INCOMPLETE] = "incomplete",
+	[LSW_NH_LEARNED] = "learned", [LSW_NH_STATIC] = "static",
+	[LSW_NH_RECLAIM] = "reclaim",
+};
 
 struct lsw_fibctl *
 lsw_fibctl_create(struct rte_rcu_qsbr *qsv, const char *name)
@@ -133,7 +143,7 @@ nh_get(struct lsw_fibctl *fc, uint32_t ip, uint16_t port)
 	struct lsw_nh *nh = &fc->fib->nh[id];
 	nh->ip = ip;
 	nh->port = port;
-	__atomic_store_n(&nh->mac, 0, __ATOMIC_RELEASE);
+	lsw_publish(&nh->mac, 0);
 	if (rte_hash_add_key_data(fc->nh_by_ip, &ip, (void *)(uintptr_t)id) < 0)
 		return -1;
 	fc->meta[id] = (struct lsw_nh_meta){.state = LSW_NH_INCOMPLETE};
@@ -148,7 +158,7 @@ nh_resolve(struct lsw_fibctl *fc, int id, uint64_t mac, uint8_t state, uint64_t 
 	struct lsw_nh *nh = &fc->fib->nh[id];
 	struct lsw_nh_meta *m = &fc->meta[id];
 
-	__atomic_store_n(&nh->mac, mac | LSW_NH_MAC_VALID, __ATOMIC_RELEASE);
+	lsw_publish(&nh->mac, mac | LSW_NH_MAC_VALID);
 	m->state = state;
 	m->updated_ns = now_ns;
 	if (m->host_route || route_find(fc, nh->ip, 32) != NULL)
@@ -215,7 +225,7 @@ static_route_value(struct lsw_fibctl *fc, const struct lsw_route_conf *r)
 	memcpy(g->member, ids, r->n_nh * sizeof(ids[0]));
 	if (gid >= fc->next_group)
 		fc->next_group = gid + 1;
-	__atomic_store_n(&fc->fib->group[gid], g, __ATOMIC_RELEASE);
+	lsw_publish(&fc->fib->group[gid], g);
 	return gid;
 fail:
 	while (taken-- > 0)
@@ -472,7 +482,7 @@ remove_old(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_c
 		if (conf_neigh(n, &o->neighs[i], false) != NULL || id < 0 ||
 		    fc->meta[id].state != LSW_NH_STATIC)
 			continue;
-		__atomic_store_n(&fc->fib->nh[id].mac, 0, __ATOMIC_RELEASE);
+		lsw_publish(&fc->fib->nh[id].mac, 0);
 		fc->meta[id].state = LSW_NH_INCOMPLETE;
 		if (fc->meta[id].host_route)
 			route_del(fc, o->neighs[i].ip, 32, LSW_RT_NEIGH);

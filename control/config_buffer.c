@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The buffer tables: LSW.buffer, LOSSLESS_TRAFFIC_PATTERN, DEFAULT_LOSSLESS_BUFFER_PARAMETER,
+ * BUFFER_POOL, BUFFER_PROFILE, CABLE_LENGTH, BUFFER_PG and BUFFER_QUEUE (with the profiles
+ * lsw computes for "NULL"), and the budget of every pool. A config without any of them gets
+ * a default buffer (README).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_common.h>
+#include "config.h"
+#include "decode.h"
+#include "jsonv.h"
+
+#define MAX_BUFFER (1ull << 40)
+
+const char *const lsw_pool_type_names[] = {"ingress", "egress", NULL};
+const char *const lsw_th_mode_names[] = {"dynamic", "static", NULL};
+
+/* "ai_packet_sizes": the frame sizes the buffer is tuned to. */
+static bool
+ai_sizes(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	 struct lsw_errs *errs)
+{
+	struct lsw_buffer_conf *b = out;
+	unsigned int before = errs->n;
+	uint64_t x;
+	size_t i;
+	json_t *e;
+
+	RTE_SET_USED(f);
+	RTE_SET_USED(ctx);
+	if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > LSW_MAX_AI_SIZES) {
+		lsw_errs_add(errs, path, "expected an array of 1 to %d frame sizes",
+			     LSW_MAX_AI_SIZES);
+		return false;
+	}
+	b->n_ai_sizes = 0;
+	json_array_foreach(v, i, e) {
+		char pi[LSW_PATH_LEN];
+		lsw_path_index(pi, path, i);
+		if (lsw_jv_uint(e, pi, 60, LSW_MAX_FRAME, &x, errs))
+			b->ai_sizes[b->n_ai_sizes++] = (uint32_t)x;
+	}
+	return errs->n == before;
+}
+
+static bool
+buffer_size(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	    struct lsw_errs *errs)
+{
+	uint64_t *total = (uint64_t *)((char *)out + f->off);
+
+	RTE_SET_USED(ctx);
+	if (!lsw_jv_size(v, path, MAX_BUFFER, total, errs))
+		return false;
+	if (*total >= 64 * 1024)
+		return true;
+	lsw_errs_add(errs, path, "a buffer below 64KB holds nothing");
+	return false;
+}
+
+static const char *const headroom_models[] = {"mellanox", "generic", NULL};
+
+#define AT(m) LSW_AT(struct lsw_buffer_conf, m)
+static const struct lsw_field buffer_rows[] = {
+	{.name = "size", .type = LSW_F_CUSTOM, AT(total), .dflt = 16 << 20, .fn = buffer_size},
+	{.name = "ai_packet_sizes", .type = LSW_F_CUSTOM, .fn = ai_sizes},
+	/* 0: the largest unit that divides every AI packet size (lsw_config_qos). */
+	{.name = "cell_size", .type = LSW_F_UINT, AT(cell), .min = 1, .max = LSW_MAX_FRAME},
+	{.name = "headroom_model", .type = LSW_F_ENUM, AT(headroom_model),
+	 .choices = headroom_models},
+	{.name = "mac_phy_delay", .type = LSW_F_SIZE, AT(mac_phy_delay), .max = 1 << 20,
+	 .dflt = 1024},
+	{.name = "pipeline_latency", .type = LSW_F_SIZE, AT(pipeline_latency), .max = 1 << 20,
+	 .dflt = 18 * 1024},
+	{.name = "peer_response_time", .type = LSW_F_SIZE, AT(peer_response_time),
+	 .max = 1 << 20},
+	/* Preamble 8, FCS 4, inter-frame gap 12. */
+	{.name = "shaper_overhead_bytes", .type = LSW_F_UINT, AT(shaper_overhead), .max = 64,
+	 .dflt = 24},
+	{.name = "shaper_burst_us", .type = LSW_F_UINT, AT(shaper_burst_us), .min = 1,
+	 .max = 100000, .dflt = 10},
+};
+static const struct lsw_fields buffer = LSW_FIELDS(buffer_rows);
+
+/* LOSSLESS_TRAFFIC_PATTERN and DEFAULT_LOSSLESS_BUFFER_PARAMETER: tables keyed by a
+ * profile name (AZURE) with one entry, inputs of the headroom formula. */
+static const struct lsw_field pattern_rows[] = {
+	{.name = "mtu", .type = LSW_F_UINT, AT(lossless_mtu), .min = 64, .max = LSW_MAX_MTU,
+	 .dflt = 1024},
+	{.name = "small_packet_percentage", .type = LSW_F_UINT, AT(small_packet_percentage),
+	 .max = 100, .dflt = 50},
+};
+static const struct lsw_fields pattern = LSW_FIELDS(pattern_rows);
+
+static const struct lsw_field lossless_rows[] = {
+	{.name = "default_dynamic_th", .type = LSW_F_INT, AT(default_dynamic_th),
+	 .min = INT8_MIN, .max = INT8_MAX},
+};
+#undef AT
+static const struct lsw_fields lossless = LSW_FIELDS(lossless_rows);
+
+void
+lsw_config_buffer_defaults(struct lsw_buffer_conf *b)
+{
+	memset(b, 0, sizeof(*b));
+	lsw_decode_defaults(&buffer, b);
+	lsw_decode_defaults(&pattern, b);
+	lsw_decode_defaults(&lossless, b);
+	b->ai_sizes[0] = 4160;
+	b->ai_sizes[1] = 64;
+	b->n_ai_sizes = 2;
+}
+
+void
+lsw_config_buffer_lsw(json_t *o, struct lsw_buffer_conf *b, struct lsw_errs *errs)
+{
+	lsw_decode(o, "$.LSW.buffer", &buffer, b, NULL, NULL, errs);
+}
+
+static void
+parse_pattern(const char *key, json_t *o, const char *path, void *ctx, struct lsw_errs *errs)
+{
+	RTE_SET_USED(key);
+	lsw_decode(o, path, &pattern, ctx, NULL, NULL, errs);
+}
+
+static void
+parse_lossless(const char *key, json_t *o, const char *path, void *ctx, struct lsw_errs *errs)
+{
+	RTE_SET_USED(key);
+	lsw_decode(o, path, &lossless, ctx, NULL, NULL, errs);
+}
+
+#define AT(m) LSW_AT(struct lsw_pool_conf, m)
+static const struct lsw_field pool_rows[] = {
+	{.name = "type", .type = LSW_F_ENUM, AT(type), .choices = lsw_pool_type_names,
+	 .required = "ingress or egress"},
+	{.name = "mode", .type = LSW_F_ENUM, AT(mode), .choices = lsw_th_mode_names},
+	{.name = "size", .type = LSW_F_SIZE, AT(size), .max = MAX_BUFFER},
+	{.name = "xoff", .type = LSW_F_SIZE, AT(xoff), .max = MAX_BUFFER},
+};
+#undef AT
+static const struct lsw_fields pool = LSW_FIELDS(pool_rows);
+
+/* BUFFER_POOL.<name>: a view of the shared buffer (no size: the whole of it). */
+static void
+parse_pool(const char *name, json_t *o, const char *p, void *ctx, struct lsw_errs *errs)
+{
+	struct lsw_qos_conf *q = ctx;
+	char pf[LSW_PATH_LEN];
+
+	if (q->n_pools == LSW_MAX_POOLS || strlen(name) >= LSW_QOS_NAME_LEN) {
+		lsw_errs_add(errs, p, "more than %d pools or name too long", LSW_MAX_POOLS);
+		return;
+	}
+	struct lsw_pool_conf *pc = &q->pool[q->n_pools];
+	unsigned int before = errs->n;
+	memset(pc, 0, sizeof(*pc));
+	lsw_decode_defaults(&pool, pc);
+	pc->size = q->buf.total;
+	snprintf(pc->name, sizeof(pc->name), "%s", name);
+	if (!lsw_decode(o, p, &pool, pc, q, NULL, errs) || errs->n != before)
+		return;
+	if (pc->size > q->buf.total) {
+		lsw_path_key(pf, p, "size");
+		lsw_errs_add(errs, pf, "%llu bytes is more than the buffer (LSW.buffer.size, "
+			     "%llu)", (unsigned long long)pc->size,
+			     (unsigned long long)q->buf.total);
+	}
+	lsw_path_key(pf, p, "xoff");
+	if (pc->xoff && pc->type == LSW_POOL_EGRESS)
+		lsw_errs_add(errs, pf, "shared headroom is for ingress pools");
+	else if (pc->xoff >= pc->size && pc->xoff)
+		lsw_errs_add(errs, pf, "the shared headroom must be smaller than the pool");
+	q->n_pools++;
+}
+
+/* A config without BUFFER_POOL gets one ingress and one egress pool of the whole buffer. */
+static void
+default_pools(struct lsw_qos_conf *q)
+{
+	if (q->n_pools != 0)
+		return;
+	q->pool[0] = (struct lsw_pool_conf){.name = "ingress_lossless_pool",
+					    .type = LSW_POOL_INGRESS, .size = q->buf.total};
+	q->pool[1] = (struct lsw_pool_conf){.name = "egress_lossy_pool",
+					    .type = LSW_POOL_EGRESS, .size = q->buf.total};
+	q->n_pools = 2;
+}
+
+static const struct lsw_qos_ref pool_ref = LSW_QOS_REF("BUFFER_POOL", pool, n_pools);
+
+/* Sizes are at most the pool's: checked once the pool is known (see parse_profile). */
+#define AT(m) LSW_AT(struct lsw_profile_conf, m)
+static const struct lsw_field profile_rows[] = {
+	{.name = "pool", .type = LSW_F_CUSTOM, AT(pool), .fn = lsw_config_ref, .arg = &pool_ref,
+	 .required = "a BUFFER_POOL name"},
+	{.name = "size", .type = LSW_F_SIZE, AT(size), .max = MAX_BUFFER},
+	{.name = "dynamic_th", .type = LSW_F_INT, AT(dynamic_th), .min = INT8_MIN,
+	 .max = INT8_MAX},
+	{.name = "static_th", .type = LSW_F_SIZE, AT(static_th), .max = MAX_BUFFER},
+	{.name = "xon", .type = LSW_F_SIZE, AT(xon), .max = MAX_BUFFER},
+	{.name = "xoff", .type = LSW_F_SIZE, AT(xoff), .max = MAX_BUFFER},
+	{.name = "xon_offset", .type = LSW_F_SIZE, AT(xon_offset), .max = MAX_BUFFER},
+};
+#undef AT
+static const struct lsw_fields profile = LSW_FIELDS(profile_rows);
+enum { P_POOL, P_SIZE, P_DYNAMIC, P_STATIC, P_XON, P_XOFF, P_XON_OFFSET }; /* rows */
+
+/* The sizes of a profile of pool @pc: at most the pool (lsw_jv_size's words). */
+static void
+check_sizes(const struct lsw_profile_conf *pr, const struct lsw_pool_conf *pc, uint64_t seen,
+	    const char *p, struct lsw_errs *errs)
+{
+	static const struct {
+		int row;
+		size_t off;
+	} sizes[] = {
+		{P_SIZE, offsetof(struct lsw_profile_conf, size)},
+		{P_STATIC, offsetof(struct lsw_profile_conf, static_th)},
+		{P_XON, offsetof(struct lsw_profile_conf, xon)},
+		{P_XOFF, offsetof(struct lsw_profile_conf, xoff)},
+		{P_XON_OFFSET, offsetof(struct lsw_profile_conf, xon_offset)},
+	};
+	char pf[LSW_PATH_LEN];
+
+	for (size_t i = 0; i < RTE_DIM(sizes); i++) {
+		uint64_t b = *(const uint64_t *)((const char *)pr + sizes[i].off);
+		if (!(seen >> sizes[i].row & 1) || b <= pc->size)
+			continue;
+		lsw_path_key(pf, p, profile_rows[sizes[i].row].name);
+		lsw_errs_add(errs, pf, "%llu bytes is more than %llu", (unsigned long long)b,
+			     (unsigned long long)pc->size);
+	}
+}
+
+/* BUFFER_PROFILE.<name> */
+static void
+parse_profile(const char *name, json_t *o, const char *p, void *ctx, struct lsw_errs *errs)
+{
+	struct lsw_qos_conf *q = ctx;
+	unsigned int before = errs->n;
+	char pf[LSW_PATH_LEN];
+	uint64_t seen;
+
+	if (q->n_profiles == LSW_MAX_PROFILES - LSW_MAX_PORTS ||
+	    strlen(name) >= LSW_QOS_NAME_LEN || strcmp(name, "NULL") == 0) {
+		lsw_errs_add(errs, p, "too many profiles, name too long, or named NULL");
+		return;
+	}
+	struct lsw_profile_conf *pr = &q->profile[q->n_profiles];
+	*pr = (struct lsw_profile_conf){0};
+	snprintf(pr->name, sizeof(pr->name), "%s", name);
+	if (!lsw_decode(o, p, &profile, pr, q, &seen, errs) || !(seen >> P_POOL & 1) ||
+	    errs->n != before)
+		return;
+	const struct lsw_pool_conf *pc = &q->pool[pr->pool];
+	bool dyn = seen >> P_DYNAMIC & 1;
+	if (dyn == (bool)(seen >> P_STATIC & 1)) {
+		lsw_errs_add(errs, p, "give exactly one of dynamic_th and static_th");
+		return;
+	}
+	pr->mode = dyn ? LSW_TH_DYNAMIC : LSW_TH_STATIC;
+	check_sizes(pr, pc, seen, p, errs);
+	/* sonic-swss#2438: a profile whose threshold mode differs from its pool's is
+	 * silently mis-programmed there; here it is refused. */
+	if (pr->mode != pc->mode) {
+		lsw_path_key(pf, p, dyn ? "dynamic_th" : "static_th");
+		lsw_errs_add(errs, pf, "pool '%s' is %s: its profiles take %s", pc->name,
+			     lsw_th_mode_names[pc->mode],
+			     pc->mode == LSW_TH_DYNAMIC ? "dynamic_th" : "static_th");
+	}
+	bool pfc = seen & (1u << P_XON | 1u << P_XOFF | 1u << P_XON_OFFSET);
+	if (pfc && pc->type == LSW_POOL_EGRESS)
+		lsw_errs_add(errs, p, "xon/xoff belong to ingress (PG) profiles; '%s' is "
+			     "an egress pool", pc->name);
+	/* SONiC's size holds the private headroom (size = xon + xoff). */
+	if (pr->xoff && pc->xoff == 0 && pr->size < pr->xoff) {
+		lsw_path_key(pf, p, "size");
+		lsw_errs_add(errs, pf, "size (%llu) must hold the headroom xoff (%llu): "
+			     "size = xon + xoff", (unsigned long long)pr->size,
+			     (unsigned long long)pr->xoff);
+	}
+	if (errs->n == before)
+		q->n_profiles++;
+}
+
+/* ingress_lossy_profile and egress_lossy_profile, unless the config defines them, on the
+ * first dynamic pool of their type: they take the PGs and queues left unbound. */
+static void
+default_profiles(struct lsw_qos_conf *q)
+{
+	static const struct {
+		const char *profile;
+		uint8_t type;
+	} d[] = {
+		{"ingress_lossy_profile", LSW_POOL_INGRESS},
+		{"egress_lossy_profile", LSW_POOL_EGRESS},
+	};
+
+	for (int i = 0; i < 2; i++) {
+		int pool_idx = -1;
+		for (uint16_t j = 0; j < q->n_pools && pool_idx < 0; j++)
+			if (q->pool[j].type == d[i].type && q->pool[j].mode == LSW_TH_DYNAMIC)
+				pool_idx = j;
+		if (pool_idx < 0 || lsw_config_find(d[i].profile, q->profile, q->n_profiles,
+						    sizeof(q->profile[0])) >= 0)
+			continue;
+		struct lsw_profile_conf *pr = &q->profile[q->n_profiles++];
+		*pr = (struct lsw_profile_conf){.pool = (uint16_t)pool_idx, .mode = LSW_TH_DYNAMIC,
+						.dynamic_th = 3};
+		snprintf(pr->name, sizeof(pr->name), "%s", d[i].profile);
+	}
+}
+
+void
+lsw_config_buffer_profiles(json_t *doc, struct lsw_qos_conf *q, struct lsw_errs *errs)
+{
+	json_t *t;
+
+	if ((t = json_object_get(doc, "LOSSLESS_TRAFFIC_PATTERN")) != NULL)
+		lsw_decode_entries(t, "$.LOSSLESS_TRAFFIC_PATTERN", parse_pattern, &q->buf, errs);
+	if ((t = json_object_get(doc, "DEFAULT_LOSSLESS_BUFFER_PARAMETER")) != NULL)
+		lsw_decode_entries(t, "$.DEFAULT_LOSSLESS_BUFFER_PARAMETER", parse_lossless,
+				   &q->buf, errs);
+	if ((t = json_object_get(doc, "BUFFER_POOL")) != NULL)
+		lsw_decode_entries(t, "$.BUFFER_POOL", parse_pool, q, errs);
+	default_pools(q);
+	if ((t = json_object_get(doc, "BUFFER_PROFILE")) != NULL)
+		lsw_decode_entries(t, "$.BUFFER_PROFILE", parse_profile, q, errs);
+	if (errs->n == 0)
+		default_profiles(q);
+}
+
+/* CABLE_LENGTH.<any>: {"PORT": "5m", ...} */
+static void
+parse_cable(const char *name, json_t *o, const char *p, void *ctx, struct lsw_errs *errs)
+{
+	struct lsw_config *c = ctx;
+	char pp[LSW_PATH_LEN];
+	const char *port;
+	json_t *v;
+
+	RTE_SET_USED(name);
+	if (!json_is_object(o)) {
+		lsw_errs_add(errs, p, "expected an object of PORT: length");
+		return;
+	}
+	json_object_foreach(o, port, v) {
+		int pi = lsw_config_port_index(c, port);
+		uint32_t m;
+		lsw_path_key(pp, p, port);
+		if (pi < 0)
+			lsw_errs_add(errs, pp, "no port named '%s'", port);
+		else if (!json_is_string(v) || !lsw_parse_length(json_string_value(v), &m) ||
+			 m > 100000)
+			lsw_errs_add(errs, pp, "expected a length up to 100km: \"5m\", \"300m\", "
+				     "\"2km\"");
+		else
+			c->qos.port[pi].cable_m = m;
+	}
+}
+
+/* The profile of a PG bound to "NULL": SONiC's headroom from the port's speed, cable and
+ * MTU (reference/buffers.md 2.2), named as SONiC names it; its index, or -1. */
+static int
+computed_profile(struct lsw_config *c, uint16_t port, const char *path, struct lsw_errs *errs)
+{
+	struct lsw_qos_conf *q = &c->qos;
+	const struct lsw_port_conf *pc = &c->port[port];
+	struct lsw_headroom h;
+	char name[LSW_QOS_NAME_LEN];
+	int pool_idx = lsw_config_find("ingress_lossless_pool", q->pool, q->n_pools,
+				       sizeof(q->pool[0]));
+
+	for (uint16_t j = 0; j < q->n_pools && pool_idx < 0; j++)
+		if (q->pool[j].type == LSW_POOL_INGRESS)
+			pool_idx = j;
+	if (pool_idx < 0) {
+		lsw_errs_add(errs, path, "profile NULL (computed headroom) needs an ingress pool");
+		return -1;
+	}
+	if (pc->speed == 0) {
+		lsw_errs_add(errs, path, "profile NULL computes headroom from the port speed: set "
+			     "PORT.%s.speed", pc->name);
+		return -1;
+	}
+	if (q->port[port].cable_m == UINT32_MAX) {
+		lsw_errs_add(errs, path, "profile NULL computes headroom from the cable: set "
+			     "CABLE_LENGTH for %s", pc->name);
+		return -1;
+	}
+	if (lsw_buffer_headroom(&q->buf, pc->speed, q->port[port].cable_m, pc->mtu,
+				lsw_port_inflight_bytes(c, port, pc->speed),
+				q->pool[pool_idx].xoff != 0, &h) != 0) {
+		lsw_errs_add(errs, path, "cannot compute headroom");
+		return -1;
+	}
+	/* SONiC's name for the same profile: pg_lossless_<speed>_<cable>m_profile. */
+	snprintf(name, sizeof(name), "pg_lossless_%u_%um_profile", pc->speed,
+		 q->port[port].cable_m);
+	int idx = lsw_config_find(name, q->profile, q->n_profiles, sizeof(q->profile[0]));
+	if (idx >= 0)
+		return idx;
+	if (q->n_profiles == LSW_MAX_PROFILES) {
+		lsw_errs_add(errs, path, "too many profiles");
+		return -1;
+	}
+	struct lsw_profile_conf *pr = &q->profile[q->n_profiles];
+	*pr = (struct lsw_profile_conf){
+		.pool = (uint16_t)pool_idx, .mode = q->pool[pool_idx].mode,
+		.dynamic_th = q->buf.default_dynamic_th, .static_th = q->pool[pool_idx].size,
+		.size = h.size, .xoff = h.xoff, .xon = h.xon, .computed = true,
+		/* XON once the PG is xon (the pipeline latency) below its XOFF point: with 0,
+		 * XOFF and XON are a cell apart and a PG hovering there sends a pair per cell. */
+		.xon_offset = h.xon,
+	};
+	snprintf(pr->name, sizeof(pr->name), "%s", name);
+	return q->n_profiles++;
+}
+
+/* BUFFER_PG and BUFFER_QUEUE: "PORTS|INDEX[-LAST]": {"profile": NAME}. */
+struct binding {
+	char profile[129];
+};
+
+static const struct lsw_field pg_rows[] = {
+	{.name = "profile", .type = LSW_F_STR, LSW_AT(struct binding, profile),
+	 .required = "a BUFFER_PROFILE name or NULL"},
+};
+static const struct lsw_fields pg_binding = LSW_FIELDS(pg_rows);
+
+static const struct lsw_field queue_rows[] = {
+	{.name = "profile", .type = LSW_F_STR, LSW_AT(struct binding, profile),
+	 .required = "a BUFFER_PROFILE name"},
+};
+static const struct lsw_fields queue_binding = LSW_FIELDS(queue_rows);
+
+struct bindings {
+	struct lsw_config *c;
+	bool pg;                          /* BUFFER_PG, else BUFFER_QUEUE */
+	bool seen[LSW_MAX_PORTS][8];      /* bound by an earlier key */
+};
+
+static void
+parse_binding(const char *key, json_t *o, const char *p, void *ctx, struct lsw_errs *errs)
+{
+	struct bindings *bs = ctx;
+	struct lsw_config *c = bs->c;
+	struct lsw_qos_conf *q = &c->qos;
+	const bool pg = bs->pg;
+	char pf[LSW_PATH_LEN], buf[LSW_QOS_NAME_LEN];
+	struct binding b = {""};
+	bool ports[LSW_MAX_PORTS];
+	unsigned int before = errs->n;
+	int lo, hi;
+
+	if (!lsw_decode(o, p, pg ? &pg_binding : &queue_binding, &b, c, NULL, errs) ||
+	    errs->n != before || !lsw_config_port_range(c, key, p, ports, &lo, &hi, 7, errs))
+		return;
+	lsw_path_key(pf, p, "profile");
+	const char *s = lsw_config_ref_name(b.profile, "BUFFER_PROFILE", buf, sizeof(buf));
+	int prof = -1;
+	if (!(pg && strcmp(s, "NULL") == 0)) {
+		prof = lsw_config_find(s, q->profile, q->n_profiles, sizeof(q->profile[0]));
+		if (prof < 0) {
+			lsw_errs_add(errs, pf, "no BUFFER_PROFILE named '%s'", s);
+			return;
+		}
+		uint8_t type = q->pool[q->profile[prof].pool].type;
+		if (type != (pg ? LSW_POOL_INGRESS : LSW_POOL_EGRESS)) {
+			lsw_errs_add(errs, pf, "'%s' uses an %s pool; %s needs an %s one", s,
+				     lsw_pool_type_names[type], pg ? "a PG" : "a queue",
+				     pg ? "ingress" : "egress");
+			return;
+		}
+	}
+	for (uint16_t port = 0; port < c->n_ports; port++) {
+		if (!ports[port])
+			continue;
+		int pr = prof >= 0 ? prof : computed_profile(c, port, pf, errs);
+		if (pr < 0)
+			break;
+		for (int i = lo; i <= hi; i++) {
+			if (bs->seen[port][i]) {
+				lsw_errs_add(errs, p, "%s %s %d is already bound by another key",
+					     c->port[port].name, pg ? "PG" : "queue", i);
+				break;
+			}
+			bs->seen[port][i] = true;
+			if (pg)
+				q->port[port].pg_profile[i] = (uint16_t)pr;
+			else
+				q->port[port].q_profile[i] = (uint16_t)pr;
+		}
+	}
+}
+
+/* Reserved buffer and private headroom of every PG (queue) charged to a pool must leave
+ * some shared buffer: otherwise the dynamic threshold arithmetic has nothing to divide. */
+static void
+check_budgets(const struct lsw_config *c, struct lsw_errs *errs)
+{
+	const struct lsw_qos_conf *q = &c->qos;
+	uint64_t reserved[LSW_MAX_POOLS] = {0}, headroom[LSW_MAX_POOLS] = {0};
+	char p[LSW_PATH_LEN];
+
+	for (uint16_t port = 0; port < c->n_ports; port++)
+		for (int i = 0; i < 8; i++) {
+			const struct lsw_port_qos_conf *pq = &q->port[port];
+			const struct lsw_profile_conf *pg = &q->profile[pq->pg_profile[i]];
+			const struct lsw_profile_conf *qu = &q->profile[pq->q_profile[i]];
+			reserved[pg->pool] += pg->size - (q->pool[pg->pool].xoff ? 0 : pg->xoff);
+			if (q->pool[pg->pool].xoff == 0)
+				headroom[pg->pool] += pg->xoff;
+			reserved[qu->pool] += qu->size;
+		}
+	for (uint16_t i = 0; i < q->n_pools; i++) {
+		uint64_t used = reserved[i] + headroom[i] + q->pool[i].xoff;
+		if (used >= q->pool[i].size) {
+			lsw_path_key(p, "$.BUFFER_POOL", q->pool[i].name);
+			lsw_errs_add(errs, p, "reserved (%llu) plus headroom (%llu) reach the pool "
+				     "size (%llu): no shared buffer would be left",
+				     (unsigned long long)reserved[i],
+				     (unsigned long long)(headroom[i] + q->pool[i].xoff),
+				     (unsigned long long)q->pool[i].size);
+		}
+	}
+}
+
+void
+lsw_config_buffer_bindings(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
+{
+	const struct lsw_qos_conf *q = &c->qos;
+	struct bindings bs = {.c = c, .pg = true};
+	json_t *t;
+
+	if ((t = json_object_get(doc, "CABLE_LENGTH")) != NULL)
+		lsw_decode_entries(t, "$.CABLE_LENGTH", parse_cable, c, errs);
+	if ((t = json_object_get(doc, "BUFFER_PG")) != NULL)
+		lsw_decode_entries(t, "$.BUFFER_PG", parse_binding, &bs, errs);
+	memset(&bs, 0, sizeof(bs));
+	bs.c = c;
+	if ((t = json_object_get(doc, "BUFFER_QUEUE")) != NULL)
+		lsw_decode_entries(t, "$.BUFFER_QUEUE", parse_binding, &bs, errs);
+	if (errs->n)
+		return;
+	for (uint16_t port = 0; port < c->n_ports; port++) {
+		const struct lsw_port_qos_conf *pq = &q->port[port];
+		for (int i = 0; i < 8; i++) {
+			if (pq->pg_profile[i] != LSW_NONE && pq->q_profile[i] != LSW_NONE)
+				continue;
+			char p[LSW_PATH_LEN];
+			lsw_path_key(p, "$.PORT", c->port[port].name);
+			lsw_errs_add(errs, p, "PG or queue %d has no buffer profile: bind one in "
+				     "BUFFER_PG/BUFFER_QUEUE, or define ingress_lossy_profile and "
+				     "egress_lossy_profile", i);
+			return;
+		}
+	}
+	check_budgets(c, errs);
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* STATIC_ROUTE and NEIGH, checked against the ports' subnets (config_port.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "decode.h"
+#include "jsonv.h"
+
+/* Split a comma-separated list in place; returns the count, or -1 if more than @max. */
+static int
+split_list(char *s, char **items, int max)
+{
+	int n = 0;
+
+	for (char *tok = strtok(s, ","); tok != NULL; tok = strtok(NULL, ",")) {
+		while (*tok == ' ')
+			tok++;
+		if (n == max)
+			return -1;
+		items[n++] = tok;
+	}
+	return n;
+}
+
+/* A STATIC_ROUTE entry as written: lists of addresses and ports, comma-separated. */
+struct route_entry {
+	char nexthop[1024];
+	char ifname[1024];
+	bool blackhole;
+};
+
+#define AT(m) LSW_AT(struct route_entry, m)
+static const struct lsw_field route_rows[] = {
+	{.name = "nexthop", .type = LSW_F_STR, AT(nexthop)},
+	{.name = "ifname", .type = LSW_F_STR, AT(ifname)},
+	{.name = "blackhole", .type = LSW_F_BOOL, AT(blackhole)},
+};
+#undef AT
+static const struct lsw_fields route_table = LSW_FIELDS(route_rows);
+
+/* The next hops of @e into @r: each on a connected subnet (of its ifname, if given). */
+static void
+route_nexthops(struct route_entry *e, const char *path, const struct lsw_config *c,
+	       struct lsw_route_conf *r, struct lsw_errs *errs)
+{
+	char *nhs[LSW_MAX_ECMP], *ifs[LSW_MAX_ECMP], p[LSW_PATH_LEN];
+	int nn = split_list(e->nexthop, nhs, LSW_MAX_ECMP);
+	int ni = split_list(e->ifname, ifs, LSW_MAX_ECMP);
+	bool own;
+
+	lsw_path_key(p, path, "nexthop");
+	if (r->blackhole) {
+		if (nn != 0)
+			lsw_errs_add(errs, p, "a blackhole route has no next hop");
+		return;
+	}
+	if (nn <= 0) {
+		lsw_errs_add(errs, p, nn < 0 ? "more than %d next hops" :
+			     "required: one or more next-hop addresses, comma-separated (or "
+			     "blackhole: true)", LSW_MAX_ECMP);
+		return;
+	}
+	if (ni != 0 && ni != nn) {
+		lsw_path_key(p, path, "ifname");
+		lsw_errs_add(errs, p, "lists %d interfaces for %d next hops", ni, nn);
+		return;
+	}
+	for (int i = 0; i < nn; i++) {
+		uint32_t ip;
+		if (!lsw_parse_ipv4(nhs[i], &ip)) {
+			lsw_errs_add(errs, p, "'%s' is not an IPv4 address", nhs[i]);
+			continue;
+		}
+		int port = lsw_config_on_link_port(c, ip, &own);
+		if (ni) {
+			int want = lsw_config_port_index(c, ifs[i]);
+			if (want < 0) {
+				char pi[LSW_PATH_LEN];
+				lsw_path_key(pi, path, "ifname");
+				lsw_errs_add(errs, pi, "no port named '%s'", ifs[i]);
+				continue;
+			}
+			if (port != want) {
+				lsw_errs_add(errs, p, "next hop %s is not on a subnet of %s",
+					     nhs[i], ifs[i]);
+				continue;
+			}
+		}
+		if (port < 0 || own) {
+			lsw_errs_add(errs, p, own ? "next hop %s is the switch's own address" :
+				     "next hop %s is not on any connected subnet", nhs[i]);
+			continue;
+		}
+		for (unsigned int j = 0; j < r->n_nh; j++)
+			if (r->nh_ip[j] == ip)
+				lsw_errs_add(errs, p, "next hop %s listed twice", nhs[i]);
+		r->nh_ip[r->n_nh] = ip;
+		r->nh_port[r->n_nh++] = (uint16_t)port;
+	}
+}
+
+/* STATIC_ROUTE."PREFIX" or "default|PREFIX". */
+static void
+parse_route(const char *key, json_t *o, const char *path, void *ctx, struct lsw_errs *errs)
+{
+	struct lsw_config *c = ctx;
+	struct lsw_route_conf *r = &c->routes[c->n_routes];
+	struct route_entry e = {.blackhole = false};
+	const char *pfx = strncmp(key, "default|", 8) == 0 ? key + 8 : key;
+	unsigned int before = errs->n;
+
+	*r = (struct lsw_route_conf){0};
+	if (!lsw_parse_prefix(pfx, &r->prefix, &r->plen)) {
+		lsw_errs_add(errs, path, "'%s' is not an IPv4 prefix (optionally 'default|' "
+			     "before it; other VRFs are not supported)", key);
+		return;
+	}
+	if (r->prefix & ~lsw_prefix_mask(r->plen)) {
+		lsw_errs_add(errs, path, "%s has host bits set", pfx);
+		return;
+	}
+	if (!lsw_decode(o, path, &route_table, &e, c, NULL, errs))
+		return;
+	r->blackhole = e.blackhole;
+	route_nexthops(&e, path, c, r, errs);
+	if (errs->n != before)
+		return;
+	for (unsigned int i = 0; i < c->n_routes; i++)
+		if (c->routes[i].prefix == r->prefix && c->routes[i].plen == r->plen)
+			lsw_errs_add(errs, path, "the same prefix is given twice");
+	for (unsigned int i = 0; i < c->n_ports; i++)
+		for (unsigned int j = 0; j < c->port[i].n_addr; j++) {
+			const struct lsw_addr *a = &c->port[i].addr[j];
+			uint32_t subnet = a->ip & lsw_prefix_mask(a->plen);
+			if ((r->plen == a->plen && r->prefix == subnet) ||
+			    (r->plen == 32 && r->prefix == a->ip))
+				lsw_errs_add(errs, path, "is %s's connected subnet or address",
+					     c->port[i].name);
+		}
+	c->n_routes++;
+}
+
+void
+lsw_config_routes(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
+{
+	if (json_is_object(t))
+		c->routes = calloc(json_object_size(t) + 1, sizeof(*c->routes));
+	lsw_decode_entries(t, "$.STATIC_ROUTE", parse_route, c, errs);
+	if (c->n_routes > LSW_MAX_ROUTES / 2)
+		lsw_errs_add(errs, "$.STATIC_ROUTE", "more than %d routes", LSW_MAX_ROUTES / 2);
+}
+
+static const char *const families[] = {"IPv4", NULL};
+
+#define AT(m) LSW_AT(struct lsw_neigh_conf, m)
+static const struct lsw_field neigh_rows[] = {
+	{.name = "neigh", .type = LSW_F_MAC, AT(mac), .required = "the neighbor's MAC address"},
+	{.name = "family", .type = LSW_F_ENUM, .choices = families},
+};
+#undef AT
+static const struct lsw_fields neigh_table = LSW_FIELDS(neigh_rows);
+
+/* NEIGH."PORT|ADDRESS" */
+static void
+parse_neigh(const char *key, json_t *o, const char *p, void *ctx, struct lsw_errs *errs)
+{
+	struct lsw_config *c = ctx;
+	struct lsw_neigh_conf *n = &c->neighs[c->n_neighs];
+	unsigned int before = errs->n;
+	char port[LSW_NAME_LEN];
+	const char *rest;
+	bool own;
+
+	if (!lsw_decode(o, p, &neigh_table, n, c, NULL, errs))
+		return;
+	if (!lsw_config_split_key(key, port, sizeof(port), &rest) ||
+	    !lsw_parse_ipv4(rest, &n->ip)) {
+		lsw_errs_add(errs, p, "keys are PORT|IPv4-address");
+		return;
+	}
+	int pi = lsw_config_port_index(c, port);
+	if (pi < 0) {
+		lsw_errs_add(errs, p, "no port named '%s'", port);
+		return;
+	}
+	if (lsw_config_on_link_port(c, n->ip, &own) != pi || own) {
+		lsw_errs_add(errs, p, own ? "%s is the switch's own address" :
+			     "%s is not on a subnet of %s", rest, port);
+		return;
+	}
+	n->port = (uint16_t)pi;
+	if (errs->n == before)
+		c->n_neighs++;
+}
+
+void
+lsw_config_neighs(json_t *t, struct lsw_config *c, struct lsw_errs *errs)
+{
+	if (json_is_object(t))
+		c->neighs = calloc(json_object_size(t) + 1, sizeof(*c->neighs));
+	lsw_decode_entries(t, "$.NEIGH", parse_neigh, c, errs);
+}

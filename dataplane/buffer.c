@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Admission and release (include/lsw/buffer.h). The ingress decision follows SAI/SONiC:
+ * reserved first, then shared under the PG's threshold, then (lossless PGs only) headroom;
+ * a lossless PG that is out of headroom drops as HEADROOM_OVERFLOW, a lossy one at its
+ * threshold as INGRESS_PG_THRESHOLD. The egress queue has its own reserved and shared
+ * threshold; lossless traffic is never dropped there, so that XOFF always comes first
+ * (ns3-rdma#11). Both decisions are taken before anything is charged.
+ */
+#include <rte_mbuf_dyn.h>
+#include "lsw/buffer.h"
+#include "lsw/dataplane.h"
+
+int lsw_meta_offset = -1;
+
+const uint32_t lsw_hist_bound[LSW_HIST_BINS] = {
+	64, 127, 255, 511, 1023, 1518, 2047, 4095, 4159, LSW_MAX_FRAME,
+};
+uint8_t lsw_hist_bin[LSW_MAX_FRAME + 1];
+
+RTE_INIT(lsw_hist_bin_init)
+{
+	unsigned int b = 0;
+
+	for (uint32_t len = 0; len <= LSW_MAX_FRAME; len++) {
+		while (len > lsw_hist_bound[b])
+			b++;
+		lsw_hist_bin[len] = (uint8_t)b;
+	}
+}
+
+int
+lsw_meta_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "lsw_pkt_meta",
+		.size = sizeof(struct lsw_pkt_meta),
+		.align = __alignof__(struct lsw_pkt_meta),
+	};
+
+	lsw_meta_offset = rte_mbuf_dynfield_register(&desc);
+	return lsw_meta_offset < 0 ? -1 : 0;
+}
+
+static inline int64_t
+pool_hdrm(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
+{
+	return LSW_BUFFER_SUM(all, n, pool_hdrm[pool]);
+}
+
+static inline int64_t
+pool_used(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
+{
+	return LSW_BUFFER_SUM(all, n, pool_used[pool]);
+}
+
+static inline void
+wm(uint64_t *w, int64_t v)
+{
+	if (v > (int64_t)*w)
+		*w = (uint64_t)v;
+}
+
+/*
+ * Admit @k packets that share one (ingress port, PG) and one (egress port, queue), in
+ * order. Each is decided against the state as it stands after the ones before it, as if
+ * admitted one by one, but the state is read once and written once for the whole run.
+ * drop[i] gets the reason packet i is refused, or LSW_DROP_NONE; returns the admitted count.
+ */
+uint16_t
+lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
+		     const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *const *meta,
+		     const uint32_t *len, uint16_t k, uint8_t *drop)
+{
+	const uint16_t ip = meta[0]->in_port, op = meta[0]->out_port;
+	const uint8_t pg = meta[0]->pg, q = meta[0]->queue, tc = meta[0]->tc;
+	const struct lsw_prof_dp *pp = &mc->pg[ip][pg], *qp = &mc->q[op][q];
+	const struct lsw_pool_dp *ipool = &mc->pool[pp->pool], *epool = &mc->pool[qp->pool];
+	/* Occupancy now; the d* are what this run adds. */
+	const int64_t r0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
+	const int64_t s0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
+	const int64_t h0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
+	const int64_t ips0 = lsw_buffer_pool_shared(all, n, pp->pool);
+	const int64_t ph0 = ipool->hdrm_shared ? pool_hdrm(all, n, pp->pool) : 0;
+	const int64_t er0 = lsw_buffer_q_occ(all, n, op, q, 0);
+	const int64_t es0 = lsw_buffer_q_occ(all, n, op, q, 1);
+	const int64_t eps0 = lsw_buffer_pool_shared(all, n, qp->pool);
+	/* Packets the run may add: lossless ones up to the mbufs' limit; lossy ones while
+	 * the PG holds fewer than the packets left below pkt_xoff (alpha 1). */
+	const int64_t held0 = lsw_buffer_pkts_held(all, n);
+	const int64_t pgh0 = LSW_BUFFER_SUM(all, n, pg_held[ip][pg]);
+	const int64_t pkt_room = pp->lossless ? (int64_t)mc->pkt_limit - held0 :
+				 ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
+	int64_t dr = 0, ds = 0, dh = 0, der = 0, des = 0;
+	uint64_t bytes = 0, dropped_bytes = 0, in_thr = 0, eg_thr = 0;
+	/* Admission's drops by reason (WRED's come at dequeue, tx.c). */
+	uint16_t admitted = 0, drops[LSW_QDROP_WRED_DROP] = {0};
+	int64_t in_thr_at = -1, eg_thr_at = -1; /* pool usage the thresholds were taken at */
+	uint32_t last_len = UINT32_MAX, same = 0; /* runs of equal sizes share one update */
+
+	for (uint16_t i = 0; i < k; i++) {
+		const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
+		int in_part, eg_part;
+		enum lsw_drop d = LSW_DROP_NONE;
+
+		/* Ingress (port, PG): reserved, shared under the threshold, then headroom. */
+		if (admitted >= pkt_room) {
+			d = LSW_DROP_MBUF_LIMIT;
+			in_part = LSW_PART_RESERVED;
+		} else if (r0 + dr + c <= (int64_t)pp->reserved) {
+			in_part = LSW_PART_RESERVED;
+		} else {
+			if (in_thr_at != ips0 + ds) {
+				in_thr = lsw_buffer_threshold(pp, ipool, ips0 + ds);
+				in_thr_at = ips0 + ds;
+			}
+			if (s0 + ds + c <= (int64_t)in_thr &&
+			    ips0 + ds + c <= (int64_t)ipool->shared)
+				in_part = LSW_PART_SHARED;
+			else if (pp->lossless && h0 + dh + c <= (int64_t)pp->xoff &&
+				 (ipool->hdrm_shared == 0 ||
+				  ph0 + dh + c <= (int64_t)ipool->hdrm_shared))
+				in_part = LSW_PART_HEADROOM;
+			else
+				d = pp->lossless ? LSW_DROP_HEADROOM_OVERFLOW :
+						   LSW_DROP_INGRESS_PG_THRESHOLD;
+		}
+		/* Egress (port, queue); lossless traffic is never dropped here. */
+		if (er0 + der + c <= (int64_t)qp->reserved) {
+			eg_part = LSW_PART_RESERVED;
+		} else {
+			eg_part = LSW_PART_SHARED;
+			if (d == LSW_DROP_NONE && !pp->lossless) {
+				if (eg_thr_at != eps0 + des) {
+					eg_thr = lsw_buffer_threshold(qp, epool, eps0 + des);
+					eg_thr_at = eps0 + des;
+				}
+				if (es0 + des + c > (int64_t)eg_thr ||
+				    eps0 + des + c > (int64_t)epool->shared)
+					d = LSW_DROP_EGRESS_QUEUE_THRESHOLD;
+			}
+		}
+		drop[i] = (uint8_t)d;
+		if (d != LSW_DROP_NONE) {
+			drops[lsw_qdrop_of(d)]++;
+			dropped_bytes += len[i];
+			continue;
+		}
+		struct lsw_pkt_meta *m = meta[i];
+		m->charged = (uint32_t)c;
+		m->in_part = (uint8_t)in_part;
+		m->eg_part = (uint8_t)eg_part;
+		m->flags |= LSW_META_CHARGED;
+		dr += in_part == LSW_PART_RESERVED ? c : 0;
+		ds += in_part == LSW_PART_SHARED ? c : 0;
+		dh += in_part == LSW_PART_HEADROOM ? c : 0;
+		der += eg_part == LSW_PART_RESERVED ? c : 0;
+		des += eg_part == LSW_PART_SHARED ? c : 0;
+		bytes += len[i];
+		admitted++;
+		uint32_t l = RTE_MIN(len[i], (uint32_t)LSW_MAX_FRAME);
+		if (l != last_len) {
+			if (same) {
+				mine->ctr.tc_hist[tc][lsw_hist_bin[last_len]] += same;
+				mine->ctr.len_hist[last_len] += same;
+			}
+			last_len = l;
+			same = 0;
+		}
+		same++;
+	}
+	if (same) {
+		mine->ctr.tc_hist[tc][lsw_hist_bin[last_len]] += same;
+		mine->ctr.len_hist[last_len] += same;
+	}
+
+	/* One write per state word for the run. */
+	mine->use.pg_occ[ip][pg][LSW_PART_RESERVED] += dr;
+	mine->use.pg_occ[ip][pg][LSW_PART_SHARED] += ds;
+	mine->use.pg_occ[ip][pg][LSW_PART_HEADROOM] += dh;
+	mine->use.pool_shared[pp->pool] += ds;
+	mine->use.pool_hdrm[pp->pool] += dh;
+	mine->use.pool_used[pp->pool] += dr + ds + dh;
+	mine->use.q_occ[op][q][0] += der;
+	mine->use.q_occ[op][q][1] += des;
+	mine->use.pool_shared[qp->pool] += des;
+	mine->use.pool_used[qp->pool] += der + des;
+	mine->use.pkts_held += admitted;
+	mine->use.pg_held[ip][pg] += admitted;
+	mine->ctr.pg_pkts[ip][pg] += admitted;
+	mine->ctr.pg_bytes[ip][pg] += bytes;
+	mine->ctr.tc_bytes[tc] += bytes;
+	mine->ctr.tc_charged[tc] += (uint64_t)(dr + ds + dh);
+	if (admitted != k) {
+		const uint64_t in_drops = drops[LSW_QDROP_INGRESS_PG_THRESHOLD] +
+					  drops[LSW_QDROP_HEADROOM_OVERFLOW] +
+					  drops[LSW_QDROP_MBUF_LIMIT];
+		mine->ctr.pg_drops[ip][pg] += in_drops;
+		mine->ctr.q_drop_bytes[op][q] += dropped_bytes;
+		for (int j = 0; j < LSW_QDROP_WRED_DROP; j++)
+			mine->ctr.q_drop_reason[op][q][j] += drops[j];
+		mine->ctr.pool_drops[pp->pool] += in_drops;
+		mine->ctr.pool_drops[qp->pool] += drops[LSW_QDROP_EGRESS_QUEUE_THRESHOLD];
+	}
+	return admitted;
+}
+
+enum lsw_drop
+lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
+		 const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *meta, uint32_t len)
+{
+	uint8_t d;
+
+	lsw_buffer_admit_run(all, n, mine, mc, &meta, &len, 1, &d);
+	return (enum lsw_drop)d;
+}
+
+/* Watermarks of (port, PG) @ip/@pg, (port, queue) @op/@q and their pools, from the summed
+ * occupancy now. Within one worker occupancy only grows during an rx burst, so taking
+ * them after each burst sees every peak. */
+void
+lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
+		      struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc, uint16_t ip,
+		      uint8_t pg, uint16_t op, uint8_t q)
+{
+	int64_t r = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
+	int64_t s = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
+	int64_t h = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
+	int64_t er = lsw_buffer_q_occ(all, n, op, q, 0), es = lsw_buffer_q_occ(all, n, op, q, 1);
+	uint8_t ipool = mc->pg[ip][pg].pool, epool = mc->q[op][q].pool;
+
+	wm(&mine->wm.pg[ip][pg][LSW_WM_TOTAL], r + s + h);
+	wm(&mine->wm.pg[ip][pg][LSW_WM_SHARED], s);
+	wm(&mine->wm.pg[ip][pg][LSW_WM_HEADROOM], h);
+	wm(&mine->wm.q[op][q][LSW_WM_TOTAL], er + es);
+	wm(&mine->wm.q[op][q][LSW_WM_SHARED], es);
+	wm(&mine->wm.pool[ipool], pool_used(all, n, ipool));
+	wm(&mine->wm.pool[epool], pool_used(all, n, epool));
+}
+
+bool
+lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
+		   uint16_t port, uint8_t pg)
+{
+	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
+
+	if (!pp->lossless)
+		return false;
+	if (lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0)
+		return true;
+	int64_t r = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_RESERVED);
+	int64_t s = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED);
+	/* An idle PG never pauses, whatever its thresholds (a threshold of 0 would otherwise
+	 * send XOFF and XON in turn every loop). */
+	if (r + s == 0)
+		return false;
+	/* Short of packets: past pkt_xoff, or this PG at its share of what is left. */
+	int64_t held = lsw_buffer_pkts_held(all, n);
+	int64_t pgh = LSW_BUFFER_SUM(all, n, pg_held[port][pg]);
+	if (held > (int64_t)mc->pkt_xoff || pgh >= (int64_t)mc->pkt_xoff - held)
+		return true;
+	uint64_t t = lsw_buffer_threshold(pp, &mc->pool[pp->pool],
+					  lsw_buffer_pool_shared(all, n, pp->pool));
+	/* Within one cell of the threshold the next frame goes to headroom. */
+	return s + (int64_t)mc->cell > (int64_t)t;
+}
+
+bool
+lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
+		  uint16_t port, uint8_t pg)
+{
+	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
+
+	int64_t held = lsw_buffer_pkts_held(all, n);
+	if (lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_HEADROOM) > 0 ||
+	    held > (int64_t)mc->pkt_xon ||
+	    LSW_BUFFER_SUM(all, n, pg_held[port][pg]) > (int64_t)mc->pkt_xon - held)
+		return false;
+	int64_t s = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED);
+	int64_t t = (int64_t)lsw_buffer_threshold(pp, &mc->pool[pp->pool],
+						  lsw_buffer_pool_shared(all, n, pp->pool));
+	int64_t lim = t - (int64_t)pp->xon_offset;
+	/* SAI: resume at max(xon, limit - xon_offset) of PG usage beyond its reserve. */
+	if (lim < (int64_t)pp->xon)
+		lim = (int64_t)pp->xon;
+	return s == 0 || s <= lim;
+}
+
+/* The (ingress port, PG, egress port, queue) a packet is charged to: a run's key. */
+static inline uint32_t
+class_key(const struct lsw_pkt_meta *m)
+{
+	return (uint32_t)m->in_port << 24 | (uint32_t)m->pg << 16 | (uint32_t)m->out_port << 8 |
+	       m->queue;
+}
+
+/* A burst's routed packets (ipv4.c collects them): admitted in runs of one (ingress PG,
+ * egress queue), each run decided against the state once and written once, then queued. */
+void
+lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
+{
+	struct lsw_pkt_meta *meta[LSW_BURST];
+	uint32_t len[LSW_BURST];
+	uint8_t drop[LSW_BURST];
+	uint16_t n = w->n_adm;
+
+	w->n_adm = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		meta[i] = lsw_meta(w->adm[i]);
+		len[i] = w->adm[i]->pkt_len;
+	}
+	for (uint16_t i = 0, j; i < n; i = j) {
+		/* A run: consecutive packets of one (ingress PG, egress queue); the TC too, for
+		 * the histogram. */
+		uint32_t key = class_key(meta[i]);
+		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc;
+		     j++)
+			;
+		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
+		lsw_buffer_admit_run(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
+				     meta + i, len + i, k, drop + i);
+		/* Within one worker occupancy only grows here, so the run's end is its peak. */
+		lsw_buffer_watermarks(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
+				      meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);
+		/* The run's queue, when it is ours: no per-packet lookups. */
+		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
+				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
+		for (uint16_t x = i; x < j; x++) {
+			enum lsw_drop d = (enum lsw_drop)drop[x];
+			if (unlikely(d != LSW_DROP_NONE))
+				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
+					       w->adm[x]);
+			else if (likely(f != NULL))
+				/* The queue holds every mbuf: this never fails. */
+				lsw_fifo_push(f, w->adm[x], meta[x]);
+			else
+				lsw_tx_enqueue(w, conf, out, w->adm[x]);
+		}
+	}
+}

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The memory manager: shared-buffer accounting in cells, modeled on a switch ASIC's MMU
+ * (reference/buffers.md 1-2). A packet is charged at admission to its ingress
+ * (port, PG) and egress (port, queue), each part to one bucket (reserved, shared or
+ * headroom), and released exactly as charged when it leaves.
+ *
+ * Concurrency: each worker owns a struct lsw_buffer_lcore and is its only writer; occupancy
+ * is the sum of the workers' signed deltas (a packet admitted by one worker and released
+ * by another leaves +c in one and -c in the other). No atomics, no locks. Readers (other
+ * workers, the control plane) sum with lsw_counter_read (include/lsw/shared.h). Workers
+ * admitting to one queue at
+ * the same moment each see the others' occupancy as of their last write (once per burst),
+ * so with W workers a queue or PG may pass its threshold by up to W - 1 bursts.
+ */
+#ifndef LSW_BUFFER_H
+#define LSW_BUFFER_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <rte_common.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include "lsw/common.h"
+#include "lsw/drop.h"
+
+enum lsw_buffer_part { LSW_PART_RESERVED, LSW_PART_SHARED, LSW_PART_HEADROOM, LSW_PARTS };
+
+/* What admission needs of a profile, per (port, PG) or (port, queue); in the snapshot. */
+struct lsw_prof_dp {
+	uint64_t reserved;   /* guaranteed bytes */
+	uint64_t xoff;       /* headroom (PG only); > 0 = lossless */
+	uint64_t xon;        /* PG only: XON when usage falls to max(xon, T - xon_offset) */
+	uint64_t xon_offset;
+	uint64_t static_th;  /* static mode: shared bytes allowed */
+	uint8_t pool;
+	uint8_t dynamic;     /* 1: threshold = 2^shift * free shared buffer of the pool */
+	int8_t shift;        /* dynamic_th; <= -8: no shared buffer */
+	uint8_t lossless;
+};
+
+struct lsw_pool_dp {
+	uint64_t size;
+	uint64_t shared;      /* size minus reserves and headroom: what thresholds divide */
+	uint64_t hdrm_shared; /* BUFFER_POOL.xoff: headroom shared by the pool's PGs */
+	uint8_t type;         /* enum lsw_pool_type */
+};
+
+struct lsw_buffer_dp {
+	/* Every queued packet also holds an mbuf, so packets are a second resource, as an
+	 * ASIC's packet descriptors are: the buffer holds at most pkt_limit packets (the pool
+	 * less what the PMD rings and bursts need). Lossy ones stop at pkt_xoff, a PG at a
+	 * dynamic threshold of the packets left (alpha 1: one PG takes half at most); a
+	 * lossless PG pauses its peer there, or when pkt_xoff is passed, until pkt_xon. */
+	uint32_t pkt_limit, pkt_xoff, pkt_xon;
+	uint32_t cell;
+	uint64_t cell_inv;    /* ceil(2^32 / cell): cells = len * cell_inv >> 32, no division */
+	uint16_t n_pools;
+	struct lsw_pool_dp pool[LSW_MAX_POOLS];
+	struct lsw_prof_dp pg[LSW_MAX_PORTS][LSW_NUM_PG];
+	struct lsw_prof_dp q[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	/* Classification, per port: DSCP or 802.1p to TC; TC to PG (ingress port's map) and
+	 * to queue (egress port's map). */
+	uint8_t dscp_tc[LSW_MAX_PORTS][64];
+	uint8_t dot1p_tc[LSW_MAX_PORTS][8];
+	uint8_t use_dot1p[LSW_MAX_PORTS];
+	uint8_t tc_pg[LSW_MAX_PORTS][LSW_NUM_TC];
+	uint8_t tc_q[LSW_MAX_PORTS][LSW_NUM_TC];
+};
+
+/* Per-packet record, in an mbuf dynamic field. */
+struct lsw_pkt_meta {
+	uint32_t charged;     /* bytes charged: the frame rounded up to cells */
+	uint8_t in_port;
+	uint8_t pg;
+	uint8_t out_port;
+	uint8_t queue;
+	uint8_t tc;
+	uint8_t in_part;      /* enum lsw_buffer_part */
+	uint8_t eg_part;
+	uint8_t flags;        /* enum lsw_meta_flag */
+};
+
+enum lsw_meta_flag {
+	LSW_META_CHARGED = 1, /* admitted: release on the way out */
+	LSW_META_CTL = 2,     /* switch-originated (ARP, ICMP): control queue, not charged */
+	LSW_META_ROCE = 4,    /* RoCEv2 */
+	LSW_META_CNP = 8,     /* RoCEv2 CNP: never marked nor WRED-dropped */
+};
+
+extern int lsw_meta_offset;
+int lsw_meta_register(void);
+
+static inline struct lsw_pkt_meta *
+lsw_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, lsw_meta_offset, struct lsw_pkt_meta *);
+}
+
+/* Histogram bins of frame sizes, per TC (upper bounds, RMON style). */
+#define LSW_HIST_BINS 10
+extern const uint32_t lsw_hist_bound[LSW_HIST_BINS];
+extern uint8_t lsw_hist_bin[LSW_MAX_FRAME + 1]; /* frame length -> bin */
+
+/*
+ * The counter families of the buffer, each a table of SAI's name (SAI_INGRESS_PRIORITY_GROUP_
+ * STAT_*, SAI_QUEUE_STAT_*, SAI_BUFFER_POOL_STAT_*) and its field in struct lsw_buffer_ctr
+ * (pg_<field>, q_<field>, pool_<field>): the workers count into the fields, pg.stats,
+ * queue.stats and buffer.pools answer the names (and so telemetry and Prometheus).
+ */
+#define LSW_FOREACH_PG_CTR(X) \
+	X(PACKETS,                 pkts) \
+	X(BYTES,                   bytes) \
+	X(DROPPED_PACKETS,         drops)
+#define LSW_FOREACH_QUEUE_CTR(X) \
+	X(PACKETS,                 tx_pkts) \
+	X(BYTES,                   tx_bytes) \
+	X(DROPPED_BYTES,           drop_bytes) \
+	X(WRED_ECN_MARKED_PACKETS, ecn_marked_pkts) \
+	X(WRED_ECN_MARKED_BYTES,   ecn_marked_bytes) \
+	X(WRED_DROPPED_BYTES,      wred_drop_bytes)
+#define LSW_FOREACH_POOL_CTR(X) \
+	X(DROPPED_PACKETS,         drops)
+/* A queue's drops by reason, the reasons of enum lsw_drop the buffer decides (admission,
+ * and WRED at dequeue); their sum is the queue's DROPPED_PACKETS. */
+#define LSW_FOREACH_QUEUE_DROP(X) \
+	X(INGRESS_PG_THRESHOLD) \
+	X(HEADROOM_OVERFLOW) \
+	X(EGRESS_QUEUE_THRESHOLD) \
+	X(MBUF_LIMIT) \
+	X(WRED_DROP)
+
+enum lsw_qdrop {
+#define LSW_QDROP_ENUM(reason) LSW_QDROP_##reason,
+	LSW_FOREACH_QUEUE_DROP(LSW_QDROP_ENUM)
+#undef LSW_QDROP_ENUM
+	LSW_QDROP_MAX
+};
+/* Admission counts the reasons before WRED_DROP (buffer.c), the dequeue WRED_DROP. */
+_Static_assert(LSW_QDROP_WRED_DROP == LSW_QDROP_MAX - 1, "WRED_DROP is the last queue drop");
+
+/* The queue-drop index of an admission drop @d (INGRESS_PG_THRESHOLD, HEADROOM_OVERFLOW,
+ * EGRESS_QUEUE_THRESHOLD or MBUF_LIMIT). */
+static inline enum lsw_qdrop
+lsw_qdrop_of(enum lsw_drop d)
+{
+	return d == LSW_DROP_INGRESS_PG_THRESHOLD ? LSW_QDROP_INGRESS_PG_THRESHOLD :
+	       d == LSW_DROP_HEADROOM_OVERFLOW ? LSW_QDROP_HEADROOM_OVERFLOW :
+	       d == LSW_DROP_MBUF_LIMIT ? LSW_QDROP_MBUF_LIMIT : LSW_QDROP_EGRESS_QUEUE_THRESHOLD;
+}
+
+/* The drop reason of queue-drop index @q. */
+static inline enum lsw_drop
+lsw_qdrop_reason(enum lsw_qdrop q)
+{
+	static const enum lsw_drop reason[LSW_QDROP_MAX] = {
+#define LSW_QDROP_REASON(r) [LSW_QDROP_##r] = LSW_DROP_##r,
+		LSW_FOREACH_QUEUE_DROP(LSW_QDROP_REASON)
+#undef LSW_QDROP_REASON
+	};
+
+	return reason[q];
+}
+
+/* Watermarks kept per PG (a queue keeps the first two). */
+enum lsw_wm { LSW_WM_TOTAL, LSW_WM_SHARED, LSW_WM_HEADROOM, LSW_WM_KINDS };
+
+/*
+ * One worker's share of the buffer, in three parts that add up differently across the
+ * workers (control/stats.c): each part holds nothing but 64-bit words.
+ */
+/* Occupancy: signed deltas, summed. */
+struct lsw_buffer_use {
+	int64_t pg_occ[LSW_MAX_PORTS][LSW_NUM_PG][LSW_PARTS];
+	int64_t q_occ[LSW_MAX_PORTS][LSW_NUM_QUEUES][2];   /* reserved, shared */
+	int64_t pool_shared[LSW_MAX_POOLS];
+	int64_t pool_hdrm[LSW_MAX_POOLS];                  /* headroom in use, pool-wide */
+	int64_t pool_used[LSW_MAX_POOLS];
+	int64_t pkts_held;                                 /* packets (mbufs) admitted */
+	int64_t pg_held[LSW_MAX_PORTS][LSW_NUM_PG];        /* the same per (port, PG) */
+};
+
+/* Watermarks of the summed occupancy, as this worker computed it at admission: the
+ * largest any worker saw is the watermark. */
+struct lsw_buffer_wm {
+	uint64_t pg[LSW_MAX_PORTS][LSW_NUM_PG][LSW_WM_KINDS];
+	uint64_t q[LSW_MAX_PORTS][LSW_NUM_QUEUES][LSW_WM_HEADROOM]; /* total, shared */
+	uint64_t pool[LSW_MAX_POOLS];
+};
+
+/* Counters: summed, less the baseline of the last stats.clear. */
+struct lsw_buffer_ctr {
+#define LSW_PG_CTR_FIELD(name, f) uint64_t pg_##f[LSW_MAX_PORTS][LSW_NUM_PG];
+	LSW_FOREACH_PG_CTR(LSW_PG_CTR_FIELD)
+#undef LSW_PG_CTR_FIELD
+#define LSW_QUEUE_CTR_FIELD(name, f) uint64_t q_##f[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	LSW_FOREACH_QUEUE_CTR(LSW_QUEUE_CTR_FIELD)
+#undef LSW_QUEUE_CTR_FIELD
+	uint64_t q_drop_reason[LSW_MAX_PORTS][LSW_NUM_QUEUES][LSW_QDROP_MAX];
+#define LSW_POOL_CTR_FIELD(name, f) uint64_t pool_##f[LSW_MAX_POOLS];
+	LSW_FOREACH_POOL_CTR(LSW_POOL_CTR_FIELD)
+#undef LSW_POOL_CTR_FIELD
+	/* The PFC watchdog's drops per stormed queue (control/pfcwd.h names them). */
+	uint64_t wd_tx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t wd_rx_drops[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	/* Sizes per TC: bins, bytes, bytes charged; and exact lengths for the cell advice. */
+	uint64_t tc_hist[LSW_NUM_TC][LSW_HIST_BINS];
+	uint64_t tc_bytes[LSW_NUM_TC];
+	uint64_t tc_charged[LSW_NUM_TC];
+	uint64_t len_hist[LSW_MAX_FRAME + 1];
+};
+
+struct lsw_buffer_lcore {
+	struct lsw_buffer_use use;
+	struct lsw_buffer_wm wm;
+	uint64_t wm_gen;                                   /* last clear request honoured */
+	struct lsw_buffer_ctr ctr;
+} __rte_cache_aligned;
+
+
+/* Shared bytes a PG or queue may hold now: static_th, or 2^shift * (free shared buffer). */
+static inline uint64_t
+lsw_buffer_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool,
+		     int64_t shared_used)
+{
+	if (!p->dynamic) /* SAI: a static threshold of 0 is no limit (the pool's) */
+		return p->static_th ? p->static_th : pool->shared;
+	if (p->shift <= -8)
+		return 0;
+	uint64_t free_b = shared_used >= (int64_t)pool->shared ? 0 :
+			  pool->shared - (uint64_t)shared_used;
+	if (p->shift < 0)
+		return free_b >> -p->shift;
+	/* dynamic_th is an int8: alpha up to 2^127 saturates, never wraps (callers compare
+	 * as int64). */
+	if (p->shift >= 62 || free_b > ((uint64_t)INT64_MAX >> p->shift))
+		return (uint64_t)INT64_MAX;
+	return free_b << p->shift;
+}
+
+static inline uint64_t
+lsw_buffer_cell_inv(uint32_t cell)
+{
+	return ((1ull << 32) + cell - 1) / cell;
+}
+
+/* Bytes charged for a frame: @len rounded up to whole cells. The reciprocal is exact for
+ * every frame length lsw handles (tests/unit/test_mmu.c checks them all). */
+static inline uint32_t
+lsw_buffer_charge(const struct lsw_buffer_dp *mc, uint32_t len)
+{
+	return (uint32_t)((len + mc->cell - 1) * mc->cell_inv >> 32) * mc->cell;
+}
+
+/* Summed occupancy (@field of struct lsw_buffer_use) over the workers' shares (one worker:
+ * its own, no loop). */
+#define LSW_BUFFER_SUM(all, n, field) __extension__ ({ \
+	int64_t _s = (all)[0]->use.field; \
+	for (uint16_t _w = 1; _w < (n); _w++) \
+		_s += lsw_counter_read(&(all)[_w]->use.field); \
+	_s; })
+
+static inline int64_t
+lsw_buffer_pg_occ(struct lsw_buffer_lcore *const *all, uint16_t n, uint16_t port, uint8_t pg,
+		  int part)
+{
+	return LSW_BUFFER_SUM(all, n, pg_occ[port][pg][part]);
+}
+
+static inline int64_t
+lsw_buffer_q_occ(struct lsw_buffer_lcore *const *all, uint16_t n, uint16_t port, uint8_t q,
+		 int part)
+{
+	return LSW_BUFFER_SUM(all, n, q_occ[port][q][part]);
+}
+
+static inline int64_t
+lsw_buffer_pkts_held(struct lsw_buffer_lcore *const *all, uint16_t n)
+{
+	return LSW_BUFFER_SUM(all, n, pkts_held);
+}
+
+static inline int64_t
+lsw_buffer_pool_shared(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
+{
+	return LSW_BUFFER_SUM(all, n, pool_shared[pool]);
+}
+
+
+uint16_t lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n,
+			      struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+			      struct lsw_pkt_meta *const *meta, const uint32_t *len, uint16_t k,
+			      uint8_t *drop);
+/* Admission of a frame of @len bytes whose meta holds in_port, pg, out_port, queue, tc.
+ * On success the meta records the buckets charged; otherwise the reason to drop. */
+enum lsw_drop lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n_workers,
+			       struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+			       struct lsw_pkt_meta *meta, uint32_t len);
+void lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
+			   struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+			   uint16_t ip, uint8_t pg, uint16_t op, uint8_t q);
+/* Give back @c bytes charged as @meta records (by any worker): one packet's, or the sum
+ * over consecutive packets charged alike (see lsw_buffer_release_acc). */
+static inline void
+lsw_buffer_release_bytes(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+			 const struct lsw_pkt_meta *meta, int64_t c, int64_t pkts)
+{
+	const uint8_t ipool = mc->pg[meta->in_port][meta->pg].pool;
+	const uint8_t epool = mc->q[meta->out_port][meta->queue].pool;
+
+	mine->use.pg_occ[meta->in_port][meta->pg][meta->in_part] -= c;
+	/* Headroom in use is counted per pool whether or not the pool shares it now: a
+	 * change of BUFFER_POOL.xoff between admission and release must not leak it. */
+	if (meta->in_part == LSW_PART_SHARED)
+		mine->use.pool_shared[ipool] -= c;
+	else if (meta->in_part == LSW_PART_HEADROOM)
+		mine->use.pool_hdrm[ipool] -= c;
+	mine->use.pool_used[ipool] -= c;
+	mine->use.q_occ[meta->out_port][meta->queue][meta->eg_part == LSW_PART_SHARED] -= c;
+	if (meta->eg_part == LSW_PART_SHARED)
+		mine->use.pool_shared[epool] -= c;
+	mine->use.pool_used[epool] -= c;
+	mine->use.pkts_held -= pkts;
+	mine->use.pg_held[meta->in_port][meta->pg] -= pkts;
+}
+
+static inline void
+lsw_buffer_release(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+		   const struct lsw_pkt_meta *meta)
+{
+	lsw_buffer_release_bytes(mine, mc, meta, meta->charged, 1);
+}
+
+/* Releases of consecutive packets of one queue charged to the same buckets, summed. */
+struct lsw_buffer_acc {
+	struct lsw_pkt_meta meta; /* the buckets */
+	int64_t bytes;
+	int64_t pkts;
+};
+
+static inline void
+lsw_buffer_acc_flush(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+		     struct lsw_buffer_acc *a)
+{
+	if (a->pkts) {
+		lsw_buffer_release_bytes(mine, mc, &a->meta, a->bytes, a->pkts);
+		a->bytes = a->pkts = 0;
+	}
+}
+
+/* Add one packet of @out_port/@queue charged to @in_port/@pg/@in_part/@eg_part. */
+static inline void
+lsw_buffer_release_acc(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+		       struct lsw_buffer_acc *a, uint8_t out_port, uint8_t queue, uint8_t in_port,
+		       uint8_t pg, uint8_t in_part, uint8_t eg_part, uint32_t charged)
+{
+	struct lsw_pkt_meta *k = &a->meta;
+
+	if (a->pkts == 0 || in_port != k->in_port || pg != k->pg || in_part != k->in_part ||
+	    eg_part != k->eg_part || out_port != k->out_port || queue != k->queue) {
+		lsw_buffer_acc_flush(mine, mc, a);
+		*k = (struct lsw_pkt_meta){.in_port = in_port, .pg = pg, .out_port = out_port,
+					   .queue = queue, .in_part = in_part, .eg_part = eg_part};
+	}
+	a->bytes += charged;
+	a->pkts++;
+}
+
+
+/* For PFC: should (port, PG) be paused (it holds headroom or reached its threshold), and
+ * may a paused one resume (no headroom, usage at or below max(xon, T - xon_offset))? */
+bool lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n,
+			const struct lsw_buffer_dp *mc, uint16_t port, uint8_t pg);
+bool lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n,
+		       const struct lsw_buffer_dp *mc, uint16_t port, uint8_t pg);
+#endif
