@@ -26,8 +26,8 @@ lsw_timeline_event(struct lsw_worker *w, uint8_t kind, uint16_t port, uint8_t id
 	put(w, &r, 1);
 }
 
-/* Counters are read as every other reader does: each worker's, summed, relaxed. */
-#define RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+/* Counters and occupancy are read as every other reader does: each worker's, summed. */
+#define RD(x) lsw_counter_read(&(x))
 
 /* What happened since the previous sample: @cur less @last, and @last moved on. On a
  * fresh run the baseline is the current value. */
