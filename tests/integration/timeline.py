@@ -117,13 +117,13 @@ def check_files(s_tl, b_tl, s_status, b_status):
     print("S: %d pauses, %d sample intervals inside them (fed during %d): nothing sent, "
           "the queue never fell" % (len(held), pairs, fed))
 
-    # Samples keep to the interval: one per interval, or counted as skipped.
+    # Samples keep to the interval: one per interval, or counted as skipped (when each is
+    # taken depends on the machine; their exact spacing is the unit test's, on a fake
+    # clock).
     for tl, st, name in ((s, s_status, "S"), (b, b_status, "B")):
         iv = tl.header["interval_ns"]
         p0 = tl.ports.index("Ethernet0")
         ts = [r[0] for r in tl.of_kind("port") if r[2] == p0]
-        gaps = [y - x for x, y in zip(ts, ts[1:])]
-        assert abs(statistics.median(gaps) - iv) <= iv * 0.02, (name, statistics.median(gaps))
         span = (ts[-1] - ts[0]) / iv
         # Each worker's skipped intervals count once per worker, not per port.
         assert abs(len(ts) - 1 + st["skipped"] - span) <= 0.01 * span + 2, \
