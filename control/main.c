@@ -21,6 +21,7 @@
 #include "lsw/log.h"
 #include "eal.h"
 #include "fibctl.h"
+#include "rpc.h"
 #include "rpc_server.h"
 #include "switch.h"
 
@@ -40,12 +41,15 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: lsw -c CONFIG [--rpc-socket PATH] [--log-level LEVEL] [--check]\n"
+		"usage: lsw -c CONFIG [--rpc-socket PATH] [--log-level LEVEL] [--timeline JSON]\n"
+		"           [--check]\n"
 		"\n"
 		"  -c, --config PATH      configuration file (JSON, SONiC CONFIG_DB shape)\n"
 		"  -s, --rpc-socket PATH  JSON-RPC Unix socket (default: LSW.global.rpc_socket,\n"
 		"                         /run/lsw.sock)\n"
 		"  -l, --log-level LEVEL  emerg|alert|crit|error|warning|notice|info|debug\n"
+		"  -t, --timeline JSON    start the timeline recorder before the first packet, with\n"
+		"                         timeline.start's params, e.g. '{\"file\": \"/tmp/t.tl\"}'\n"
 		"      --check            validate the configuration and exit\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n"
@@ -92,6 +96,27 @@ create_rings(struct lsw_switch *sw)
 	return 0;
 }
 
+/* --timeline: timeline.start before the workers run, so that it sees the first packet. */
+static int
+start_timeline(struct lsw_switch *sw)
+{
+	struct lsw_rpc_error e = {0};
+	json_t *r = lsw_rpc_call(sw, lsw_rpc_method_find("timeline.start"), sw->timeline_params,
+				 &e);
+
+	json_decref(sw->timeline_params);
+	sw->timeline_params = NULL;
+	if (r != NULL) {
+		json_decref(r);
+		return 0;
+	}
+	if (e.errs.n != 0)
+		print_errs("--timeline", &e.errs);
+	else
+		fprintf(stderr, "lsw: --timeline: %s\n", e.message);
+	return -1;
+}
+
 static int
 setup(struct lsw_switch *sw)
 {
@@ -100,8 +125,13 @@ setup(struct lsw_switch *sw)
 	char err[256];
 
 	dp->n_workers = c->g.n_workers;
-	dp->tsc_hz = rte_get_tsc_hz();
+	/* The measured rate, not DPDK's rounded estimate (time.c): shaper rates and pause
+	 * times are as configured, not 0.4% off. */
+	lsw_clock_calibrate(&sw->clock);
+	dp->tsc_hz = sw->clock.hz;
 	lsw_clock_anchor(&sw->clock, dp->tsc_hz);
+	LSW_LOG(INFO, "TSC at %" PRIu64 " Hz (DPDK's estimate: %" PRIu64 ")", dp->tsc_hz,
+		rte_get_tsc_hz());
 	if (lsw_meta_register() != 0) {
 		LSW_LOG(ERR, "cannot register the mbuf metadata field");
 		return -1;
@@ -172,6 +202,8 @@ setup(struct lsw_switch *sw)
 	}
 	lsw_rpc_server_set_lock(sw->rpc, &sw->ctl_lock);
 	lsw_telemetry_init(sw); /* a failure is logged: the switch works without it */
+	if (sw->timeline_params != NULL && start_timeline(sw) != 0)
+		return -1;
 	for (uint16_t w = 0; w < dp->n_workers; w++) {
 		lsw_worker_init(&sw->workers[w], dp, w, c->g.workers[w]);
 		if (rte_eal_remote_launch(lsw_worker_main, &sw->workers[w], c->g.workers[w]) != 0) {
@@ -205,6 +237,7 @@ teardown(struct lsw_switch *sw)
 	lsw_publish(&dp->quit, 1);
 	if (sw->workers_running)
 		rte_eal_mp_wait_lcore();
+	lsw_timeline_free(sw); /* its last records written, its file closed */
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
 		for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 			struct rte_ring *r = dp->handoff[w][p];
@@ -261,6 +294,7 @@ main(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{"rpc-socket", required_argument, NULL, 's'},
 		{"log-level", required_argument, NULL, 'l'},
+		{"timeline", required_argument, NULL, 't'},
 		{"check", no_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -273,11 +307,18 @@ main(int argc, char **argv)
 	struct lsw_eal_args eal;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "c:s:l:hV", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:s:l:t:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': config = optarg; break;
 		case 's': sock = optarg; break;
 		case 'l': level = optarg; break;
+		case 't':
+			sw.timeline_params = json_loads(optarg, 0, NULL);
+			if (!json_is_object(sw.timeline_params)) {
+				fprintf(stderr, "lsw: --timeline: not a JSON object: %s\n", optarg);
+				return 2;
+			}
+			break;
 		case 'k': check = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("lsw %s\n", LSW_VERSION); return 0;
@@ -354,7 +395,9 @@ main(int argc, char **argv)
 		uint64_t anchored = lsw_now_ns();
 		while (!stop_requested) {
 			uint64_t now_ns = lsw_now_ns();
-			lsw_rpc_server_poll(sw.rpc, POLL_MS, now_ns);
+			/* A running timeline is drained every millisecond: its rings then need
+			 * to hold a millisecond of records, not POLL_MS. */
+			lsw_rpc_server_poll(sw.rpc, sw.tl.running ? 1 : POLL_MS, now_ns);
 			pthread_mutex_lock(&sw.ctl_lock);
 			if (now_ns - anchored >= 1000000000u) {
 				lsw_clock_anchor(&sw.clock, sw.dp.tsc_hz);
@@ -364,6 +407,7 @@ main(int argc, char **argv)
 			lsw_ports_poll_link(&sw, now_ns);
 			lsw_pfcwd_poll(&sw, rte_rdtsc());
 			lsw_dropsnap_poll(&sw);
+			lsw_timeline_drain(&sw);
 			pthread_mutex_unlock(&sw.ctl_lock);
 		}
 		LSW_LOG(INFO, "stopping");

@@ -77,6 +77,7 @@ storm_begin(struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t p,
 	st->action = action;
 	lsw_pfcwd_counters(sw, v, p, prio, q, st->base);
 	apply(sw, p, q, action, true);
+	lsw_timeline_event_cp(sw, LSW_TL_WD_STORM, p, q, action, prio);
 }
 
 /* The storm on (@p, @q) ends: its action is undone; its counters are closed once the
@@ -86,6 +87,7 @@ storm_end(struct lsw_switch *sw, uint16_t p, uint8_t q, uint16_t *ended, unsigne
 {
 	apply(sw, p, q, sw->wds[p][q].action, false);
 	ended[(*n)++] = (uint16_t)(p << 8 | q);
+	lsw_timeline_event_cp(sw, LSW_TL_WD_RESTORE, p, q, 0, sw->wds[p][q].prio);
 }
 
 /* Restored by the operator (big red switch off, queue no longer watched), not by the

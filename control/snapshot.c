@@ -166,6 +166,7 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		build_sched(sw, i, &d->sched[i], d->ecn[i]);
 	}
 	build_buffer(c, &d->buffer);
+	lsw_timeline_snapshot(sw, &d->timeline);
 	if (lsw_ecmp_build(sw, d) != 0) {
 		rte_free(d);
 		return NULL;
@@ -179,6 +180,9 @@ lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_snapshot *conf)
 	struct lsw_snapshot *old = sw->dp.conf;
 
 	lsw_publish(&sw->dp.conf, conf);
+	sw->snapshot_gen++;
+	lsw_timeline_event_cp(sw, LSW_TL_CONFIG, LSW_TL_NONE, LSW_TL_NONE,
+			      (uint32_t)sw->snapshot_gen, 0);
 	if (old == NULL)
 		return;
 	/* Returns at once for workers that are offline (asleep) or not started. */

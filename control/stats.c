@@ -35,6 +35,12 @@ sum_raw(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 	}
 }
 
+uint64_t
+lsw_stats_event(const struct lsw_switch *sw, uint16_t w, enum lsw_event e)
+{
+	return rd(&sw->dp.ctr[w].event[e]);
+}
+
 void
 lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *s)
 {

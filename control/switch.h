@@ -7,12 +7,14 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <rte_ethdev.h>
 #include "config.h"
 #include "lsw/dataplane.h"
 #include "pfcwd.h"
 
 struct lsw_fibctl;
+struct lsw_rpc_error;
 struct lsw_rpc_server;
 
 struct lsw_port_rt {
@@ -36,6 +38,41 @@ struct lsw_dropsnap_store {
  * the wall clock's adjustments (NTP) never add up over a long run. */
 struct lsw_clock {
 	uint64_t tsc0, wall0, hz;
+	uint64_t base_tsc, base_raw;    /* lsw_clock_calibrate's start; 0: @hz as anchored */
+};
+
+/* The timeline recorder's control side (timeline.c): the run in progress or the last one. */
+struct lsw_timeline_ctl {
+	bool running;
+	uint8_t what;                   /* LSW_TL_W bits */
+	uint32_t ports;                 /* sampled ports, bit per port */
+	uint32_t gen;                   /* runs started: the snapshot's timeline.gen */
+	uint32_t interval_us;
+	char file[1024];                /* "": the memory window */
+	FILE *fp;                       /* the file while running */
+	struct lsw_tl_rec *mem;         /* the memory window: [mem_cap], oldest overwritten */
+	size_t mem_cap, mem_head, mem_n;
+	char *header;                   /* the file's first two lines */
+	uint64_t max_bytes, duration_ns;
+	uint64_t start_ns, stop_ns;     /* lsw_now_ns() */
+	uint64_t start_wall_ns;
+	uint64_t records, bytes;        /* written (file) or recorded (memory) */
+	uint64_t lost;                  /* records the workers could not record */
+	uint64_t lost_seen[LSW_MAX_WORKERS]; /* each worker's TIMELINE_LOST last drained */
+	uint64_t skipped_base, skipped; /* TIMELINE_SKIPPED at the start; over the run */
+	bool full;                      /* the file reached max_bytes */
+	int write_errno;
+	const char *stop_reason;
+};
+
+/* timeline.start's params (rpc_timeline.c). */
+struct lsw_timeline_req {
+	uint32_t ports;
+	uint8_t what;
+	uint32_t interval_us;
+	char file[1024];
+	uint64_t max_bytes;
+	uint64_t duration_ms;
 };
 
 struct lsw_dropsnap_bth {
@@ -78,6 +115,9 @@ struct lsw_switch {
 	bool wd_brs_active;
 	uint64_t start_ns;
 	struct lsw_clock clock;         /* TSC to wall clock, for snapshots and timelines */
+	struct lsw_timeline_ctl tl;
+	json_t *timeline_params;        /* lsw --timeline, until the recorder starts */
+	uint64_t snapshot_gen;          /* snapshots published (timeline CONFIG events) */
 	bool hugepages;
 	struct lsw_dropsnap_store dropsnaps;
 	struct lsw_ecmp_gctl *ecmp[LSW_MAX_NHG]; /* by group id; FORWARD groups only */
@@ -89,8 +129,11 @@ struct lsw_switch {
 
 /* time.c */
 uint64_t lsw_now_ns(void);
-/* Take a (TSC, wall clock) pair now; @hz is the TSC's rate. */
+/* Take a (TSC, wall clock) pair now; @hz is the TSC's rate, unless the clock measures it
+ * (lsw_clock_calibrate). */
 void lsw_clock_anchor(struct lsw_clock *c, uint64_t hz);
+/* Measure the TSC's rate (20 ms), and refine it at each anchor from then on. */
+void lsw_clock_calibrate(struct lsw_clock *c);
 /* CLOCK_REALTIME nanoseconds at TSC value @tsc. */
 uint64_t lsw_clock_wall_ns(const struct lsw_clock *c, uint64_t tsc);
 
@@ -121,6 +164,8 @@ struct lsw_buffer_lcore *lsw_stats_buffer(const struct lsw_switch *sw, bool raw)
 void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *out);
 void lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *st);
 void lsw_stats_clear(struct lsw_switch *sw, int port);
+/* Event @e as worker @w counted it, raw: for those who watch one counter often. */
+uint64_t lsw_stats_event(const struct lsw_switch *sw, uint16_t w, enum lsw_event e);
 
 /* ecmp.c */
 /* The ECMP part of snapshot @d: thresholds per port, settings and tables per group (tables
@@ -143,6 +188,23 @@ void lsw_ecmp_forget(struct lsw_switch *sw, uint32_t gid);
 int lsw_telemetry_init(struct lsw_switch *sw);
 /* From now on the commands answer nothing (the switch is going away). */
 void lsw_telemetry_stop(struct lsw_switch *sw);
+
+/* timeline.c */
+extern const char *const lsw_tl_what_names[];
+json_t *lsw_timeline_start(struct lsw_switch *sw, const struct lsw_timeline_req *q,
+			   struct lsw_rpc_error *e);
+/* Stop the run (nothing when none runs), for @reason (timeline.status says it). */
+void lsw_timeline_stop(struct lsw_switch *sw, const char *reason);
+/* The main loop's part: drain the workers' rings, stop at the run's limits. */
+void lsw_timeline_drain(struct lsw_switch *sw);
+/* Record an event of the control plane's (watchdog, config) now. */
+void lsw_timeline_event_cp(struct lsw_switch *sw, uint8_t kind, uint16_t port, uint8_t idx,
+			   uint32_t v0, uint64_t v1);
+void lsw_timeline_snapshot(const struct lsw_switch *sw, struct lsw_timeline_dp *d);
+/* The memory window to @path in the timeline format; 0, or -1 with @err. */
+int lsw_timeline_save(struct lsw_switch *sw, const char *path, char *err, size_t errlen);
+json_t *lsw_timeline_status(const struct lsw_switch *sw);
+void lsw_timeline_free(struct lsw_switch *sw);
 
 /* dropsnap.c */
 int lsw_dropsnap_init(struct lsw_switch *sw);

@@ -126,6 +126,8 @@ static const struct tel_cmd cmds[] = {
 	 NULL},
 	{"/lsw/buffer", "buffer.stats", "The shared buffer: pools, occupancy, efficiency",
 	 false, NULL},
+	{"/lsw/timeline", "timeline.status", "The timeline recorder: running, what, records, "
+	 "lost", false, NULL},
 	/* A group's members alone fill most of a telemetry dict (256 entries): one group. */
 	{"/lsw/ecmp", "ecmp.stats", "An ECMP group: members, quality, packets, flowlets. "
 	 "Parameter: its prefix (default: the first group)", false, "groups", "prefix"},

@@ -211,6 +211,17 @@ lsw_ecmp_port_sample(struct lsw_worker *w, const struct lsw_snapshot *conf, uint
 			w->ctr->port[port].ctr[LSW_PC_IF_OUT_OCTETS], queued, now);
 }
 
+/* The moves a group's members counted on this worker: reassignments and rebalances. */
+static void
+moves(const struct lsw_ecmp_ws *ws, uint8_t n, uint64_t *reassign, uint64_t *rebalance)
+{
+	*reassign = *rebalance = 0;
+	for (uint8_t i = 0; i < n; i++) {
+		*reassign += ws->ctr.member[i].reassign;
+		*rebalance += ws->ctr.member[i].rebalance;
+	}
+}
+
 /* The member of group @g (settings @eg) for this packet of traffic class @tc. Kept out of
  * line: inlined (LTO does), it makes lsw_ipv4_input too big to inline into the worker
  * loop, which cost every packet 10% even with the default hash mode, which never calls
@@ -242,6 +253,21 @@ lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
 			    lsw_load_relaxed(&sig->load_level) == LSW_ECMP_LEVELS - 1)
 				busy |= 1u << i;
 		}
-	return lsw_ecmp_choose(eg, &eg->ws[w->idx], eg->tbl[w->idx], g->n, q, busy, live, h,
-			       now, &w->rng);
+	struct lsw_ecmp_ws *ws = &eg->ws[w->idx];
+	if (likely(!lsw_timeline_events(conf)))
+		return lsw_ecmp_choose(eg, ws, eg->tbl[w->idx], g->n, q, busy, live, h, now,
+				       &w->rng);
+	/* A timeline records each move: the choice counts it on the member it chose. */
+	uint64_t reassign, rebalance, reassign1, rebalance1;
+	moves(ws, g->n, &reassign, &rebalance);
+	uint8_t m = lsw_ecmp_choose(eg, ws, eg->tbl[w->idx], g->n, q, busy, live, h, now,
+				    &w->rng);
+	moves(ws, g->n, &reassign1, &rebalance1);
+	uint16_t port = w->dp->fib->nh[g->member[m]].port;
+	uint32_t gid = (uint32_t)(eg - conf->ecmp.grp);
+	if (reassign1 != reassign)
+		lsw_timeline_event(w, LSW_TL_ECMP_REASSIGN, port, m, gid, now);
+	if (rebalance1 != rebalance)
+		lsw_timeline_event(w, LSW_TL_ECMP_REBALANCE, port, m, gid, now);
+	return m;
 }

@@ -66,6 +66,8 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t po
 	}
 	if (f.opcode == LSW_MACCTL_PAUSE) {
 		w->ctr->event[LSW_EV_PAUSE_RX]++;
+		if (lsw_timeline_events(conf))
+			lsw_timeline_event(w, LSW_TL_PAUSE_RX, port, LSW_TL_NONE, f.time[0], now);
 		pf->port_paused = f.time[0] != 0;
 		pf->port_until = now + lsw_pause_ticks(f.time[0], conf->sched[port].rate_bps,
 						       w->dp->tsc_hz);
@@ -76,8 +78,11 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t po
 	}
 	w->ctr->event[LSW_EV_PFC_RX]++;
 	for (int prio = 0; prio < 8; prio++) {
-		if (f.enable >> prio & 1)
-			pc->rx_pkts[prio]++;
+		if (!(f.enable >> prio & 1))
+			continue;
+		pc->rx_pkts[prio]++;
+		if (lsw_timeline_events(conf))
+			lsw_timeline_event(w, LSW_TL_PFC_RX, port, (uint8_t)prio, f.time[prio], now);
 		if (!((f.enable & p->pfc_enable) >> prio & 1))
 			continue;
 		/* A pause that ran out before this frame ended then, whether or not a poll
@@ -193,6 +198,9 @@ lsw_pfc_take_frame(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16
 		if (!(enable >> prio & 1))
 			continue;
 		pc->tx_pkts[prio]++;
+		if (lsw_timeline_events(conf))
+			lsw_timeline_event(w, LSW_TL_PFC_TX, port, (uint8_t)prio,
+					   pf->tx_xoff >> prio & 1 ? p->pfc_quanta : 0, now);
 		if (pf->tx_xoff >> prio & 1) {
 			time[prio] = p->pfc_quanta;
 			if (pf->tx_since[prio] == 0)

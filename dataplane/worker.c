@@ -185,6 +185,11 @@ idle_sleep(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
 		 * runs out and it sends into full headroom. Only yield. */
 		pausing |= w->dp->sched[port]->pfc.xoff_pg;
 	}
+	/* A timeline's next sample is due like a frame: the worker wakes for it. */
+	if (unlikely(conf->timeline.what != 0)) {
+		due = true;
+		ticks = RTE_MIN(ticks, (int64_t)(w->tl.next - now) > 0 ? w->tl.next - now : 0);
+	}
 	if (pausing) {
 		sched_yield();
 		return;
@@ -251,6 +256,7 @@ lsw_worker_main(void *arg)
 		if (work)
 			now = rte_rdtsc();
 		work += lsw_worker_egress(w, conf, now);
+		lsw_timeline_poll(w, conf, now);
 		check_wm_clear(w);
 		w->ctr->loops++;
 		if (work)

@@ -54,7 +54,10 @@ enum lsw_port_ctr {
 	X(PFC_RX,             "PFC frames received and consumed (any class-enable vector)") \
 	X(PFC_TX,             "PFC frames sent (XOFF, refresh or XON)") \
 	X(PAUSE_RX,           "802.3x PAUSE frames honoured") \
-	X(SNAPSHOT_MISSED,    "drops or marks not snapshotted: the worker's ring was full")
+	X(SNAPSHOT_MISSED,    "drops or marks not snapshotted: the worker's ring was full") \
+	X(TIMELINE_RECORDS,   "timeline samples and events recorded") \
+	X(TIMELINE_LOST,      "timeline records lost: the worker's ring was full") \
+	X(TIMELINE_SKIPPED,   "timeline sample intervals skipped: the worker came back too late")
 
 enum lsw_event {
 #define LSW_EVENT_ENUM(n, d) LSW_EV_##n,

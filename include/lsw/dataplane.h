@@ -23,6 +23,7 @@
 #include "lsw/buffer.h"
 #include "lsw/parse.h"
 #include "lsw/sched.h"
+#include "lsw/timeline.h"
 
 /* A port as the fast path sees it; part of the immutable snapshot. */
 struct lsw_port_dp {
@@ -72,6 +73,7 @@ struct lsw_snapshot {
 	/* Read only when a queue is past its lowest threshold: kept out of the hot lines. */
 	struct lsw_ecn_dp ecn[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	struct lsw_ecmp_dp ecmp;  /* quality thresholds, group modes (control/ecmp.c) */
+	struct lsw_timeline_dp timeline; /* what the recorder records (control/timeline.c) */
 };
 _Static_assert(LSW_MAX_PORTS <= 32, "ecmp_down has a bit per port");
 
@@ -114,6 +116,9 @@ struct lsw_dp {
 	struct lsw_ecmp_sig *ecmp_sig;                 /* cp: [LSW_MAX_PORTS] at start-up */
 	/* ICMP error limit, switch-wide: tsc when the bucket is full again (icmp.c). */
 	uint64_t icmp_tat;                             /* dp: every worker, lsw_cas_relaxed */
+	/* Timeline records of each worker (SP: the worker, SC: the main lcore); created by
+	 * the control plane before the first snapshot that turns the recorder on. */
+	struct rte_ring *timeline[LSW_MAX_WORKERS];    /* cp: set once, NULL until then */
 };
 
 struct lsw_txbuf {
@@ -148,6 +153,7 @@ struct lsw_worker {
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
+	struct lsw_timeline_worker tl;   /* the recorder's interval and baselines */
 } __rte_cache_aligned; /* workers sit side by side in an array: no line is shared */
 
 /* worker.c */
@@ -294,6 +300,26 @@ uint64_t lsw_egress_wait(struct lsw_worker *w, const struct lsw_snapshot *conf, 
 			 uint64_t now);
 void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			 enum lsw_drop why);
+
+/* timeline.c */
+void lsw_timeline_sample(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
+void lsw_timeline_event(struct lsw_worker *w, uint8_t kind, uint16_t port, uint8_t idx,
+			uint32_t v0, uint64_t now);
+/* Per loop: the samples, when a timeline runs and the interval has passed (or a new run
+ * began). Off, it costs one predictable branch. */
+static inline void
+lsw_timeline_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
+{
+	if (unlikely(conf->timeline.what != 0) &&
+	    (w->tl.gen != conf->timeline.gen || (int64_t)(now - w->tl.next) >= 0))
+		lsw_timeline_sample(w, conf, now);
+}
+/* Whether event sites record: a timeline runs with "events". */
+static inline bool
+lsw_timeline_events(const struct lsw_snapshot *conf)
+{
+	return unlikely(conf->timeline.what & LSW_TL_W(EVENTS));
+}
 
 /* dropsnap.c: copy what is known of @m into the worker's snapshot ring (or count a miss). */
 void lsw_dropsnap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,

@@ -14,5 +14,6 @@
 #define LSW_RPC_ERR_DEVICE        -32001 /* the DPDK device refused the operation */
 #define LSW_RPC_ERR_TIMEOUT       -32002 /* the request was not completed in time */
 #define LSW_RPC_ERR_IO            -32003 /* a file could not be read or written */
+#define LSW_RPC_ERR_BUSY          -32004 /* what the request starts is running already */
 
 #endif

@@ -87,8 +87,9 @@ def base_config(tmp, ports, **glob):
 class Lsw:
     """A running lsw. Use as a context manager, or call start() and stop()."""
 
-    def __init__(self, config, tmp, name="lsw"):
+    def __init__(self, config, tmp, name="lsw", args=()):
         self.config = config
+        self.args = list(args)  # more of lsw's command line, e.g. --timeline
         self.tmp = tmp
         self.path = os.path.join(tmp, name + ".json")
         self.log_path = os.path.join(tmp, name + ".log")
@@ -100,7 +101,7 @@ class Lsw:
         with open(self.path, "w") as f:
             json.dump(self.config, f, indent=1)
         self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([LSW, "-c", self.path], stdout=self.log,
+        self.proc = subprocess.Popen([LSW, "-c", self.path] + self.args, stdout=self.log,
                                      stderr=subprocess.STDOUT)
         if expect_fail:
             rc = self.proc.wait(timeout=60)

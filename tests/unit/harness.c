@@ -160,6 +160,7 @@ t_switch_free(struct t_switch *t)
 	lsw_fibctl_destroy(sw->fibc);
 	rte_free(sw->dp.ecmp_sig);
 	rte_ring_free(sw->dp.neigh_ring);
+	lsw_timeline_free(sw);
 	rte_free(sw->dp.ctr);
 	rte_free(sw->dp.qsv);
 	rte_free(t->conf);
