@@ -64,3 +64,11 @@ def queue_sampler(switch, port, queue="3"):
         q = clients[switch].call("queue.stats", {"port": port})["ports"][port][queue]
         return q["CURR_OCCUPANCY_BYTES"]
     return fn
+
+
+def timeline(ports, interval_us=200):
+    """timeline.start's params for a lab switch: @ports' queues, PGs, counters and the
+    events. 200 us at 1 Gb/s is 2 us of a 100G fabric (labs.md: time slowed down 100 times);
+    a few ports keep the file to about 10 MB a second."""
+    return {"ports": list(ports), "interval_us": interval_us,
+            "record": ["queues", "pgs", "ports", "events"]}

@@ -8,7 +8,7 @@ from .run import Lab
 from .topo import star
 
 
-def one(sc, rep, mode, n, size, rundir):
+def one(sc, rep, mode, n, size, rundir, record=False):
     m = sc["modes"][mode]
     fab = star("incast-%s-%d" % (mode, n), rundir, n + 1, sc["speed"], sc["mtu"])
     frag = dict(m.get("switch", {}))
@@ -23,7 +23,10 @@ def one(sc, rep, mode, n, size, rundir):
         [{"type": "incast", "senders": ["h%d" % i for i in range(1, n + 1)],
           "receiver": "h0", "size": size}],
         {"sample_us": 1000})
-    with Lab(fab, {"leaf": fab.switch_config("leaf", frag, m["pfc"])}) as lab:
+    # The receiver's port and the first sender's, on the timeline (@record).
+    ports = [fab.port_of("h0")[1], fab.port_of("h1")[1]]
+    tl = {"leaf": common.timeline(ports)} if record else None
+    with Lab(fab, {"leaf": fab.switch_config("leaf", frag, m["pfc"])}, tl) as lab:
         res, qrows = lab.hosts(hosts, sample=common.queue_sampler("leaf", "Ethernet0"))
         sw = lab.switches["leaf"]
         d = common.drops(sw)
@@ -37,14 +40,17 @@ def one(sc, rep, mode, n, size, rundir):
             "goodput_fraction": h0["goodput_bps"] / (sc["speed"] * 1e6),
             "retransmits": retx, "jain": common.jain(rates.values()),
             "messages_done": res["messages_done"], "messages": res["messages_posted"],
-            "queue": qrows}
+            "queue": qrows, "timeline": lab.timelines(), "t0_ns": res["start_unix_ns"],
+            "timeline_ports": ["leaf:" + p for p in ports]}
 
 
 def run(sc, rep, rundir, quick):
     q = sc["quick"] if quick else {}
     ns, size = q.get("n", sc["n"]), q.get("size", sc["size"])
     exp = sc["expect"]
-    runs = [one(sc, rep, mode, n, size, rundir) for mode in sc["modes"] for n in ns]
+    # The largest N of the lossless modes is recorded on the timeline.
+    runs = [one(sc, rep, mode, n, size, rundir, n == max(ns) and sc["modes"][mode]["pfc"])
+            for mode in sc["modes"] for n in ns]
     for r in runs:
         tag = "%s N=%d" % (r["mode"], r["n"])
         m = sc["modes"][r["mode"]]
@@ -60,7 +66,9 @@ def run(sc, rep, rundir, quick):
         if not m["pfc"]:
             rep.check(tag + ": drops (buffer < N x BDP)", "> 0", r["drops"], r["drops"] > 0)
             rep.check(tag + ": retransmissions", "> 0", r["retransmits"], r["retransmits"] > 0)
-    rep.metrics["runs"] = [{k: v for k, v in r.items() if k != "queue"} for r in runs]
+    rep.metrics["runs"] = [{k: v for k, v in r.items()
+                            if k not in ("queue", "timeline", "t0_ns", "timeline_ports")}
+                           for r in runs]
     for key, title, ylabel, about in (
             ("goodput_fraction", "Goodput of the receiver's link", "fraction of the link",
              "PFC keeps the receiver's link busy with no loss; without it, drops and "
@@ -86,3 +94,16 @@ def run(sc, rep, rundir, quick):
               "With PFC only the queue rises to where the switch pauses its senders and "
               "stays there; with DCQCN it is held near the ECN thresholds; the lossy queue "
               "fills to its limit and drops. Sampled every 10 ms from lsw's queue.stats.")
+    for r in runs:
+        if r["timeline"]:
+            tl = rep.timeline("timeline_%s" % r["mode"], "The switch's timeline, %s, N=%d" % (
+                r["mode"], r["n"]), r["timeline"],
+                "Queue, PG, pause and rate lanes of the receiver's port (the congested "
+                "queue) and the first sender's port (its PG, and the pauses the switch sends "
+                "it), from lsw's timeline recorder, sampled every 200 us, on the workload's "
+                "clock. With PFC alone the sender's PG fills to its XOFF point and the "
+                "pauses go out in a train; with DCQCN the queue stays near the ECN "
+                "thresholds and few pauses are left.", r["t0_ns"], r["timeline_ports"])
+            lost = sum(tl.values(x)["records"] for x in tl.of_kind("lost"))
+            rep.check("%s N=%d: timeline recorded, nothing lost" % (r["mode"], r["n"]),
+                      "0 lost", lost, lost == 0 and len(tl.of_kind("port")) > 0)

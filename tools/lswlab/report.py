@@ -7,7 +7,12 @@ import html
 import json
 import os
 
+import sys
+
 import matplotlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import lswtimeline  # noqa: E402  (tools/lswtimeline.py)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -87,6 +92,17 @@ class Report:
             ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post",
                     label=label)
         self._finish(fig, ax, name, title, xlabel, "fraction", about, True)
+
+    def timeline(self, name, title, files, about, t0_ns, ports=None, window_ms=None):
+        """The switches' timelines (@files {switch: path}) on one axis, in ms from the
+        workload's start @t0_ns: queue, PG, pause, mark and rate lanes of @ports
+        ("switch:port"; None: all). tools/lswtimeline.py draws it."""
+        names = sorted(files)
+        tl = lswtimeline.merge([lswtimeline.read(files[n]) for n in names], names)
+        tl.header["start_ns"] = t0_ns
+        lswtimeline.plot(tl, os.path.join(self.dir, name + ".png"), ports, title, window_ms)
+        self.plots.append({"file": name + ".png", "title": title, "about": about})
+        return tl
 
     def _finish(self, fig, ax, name, title, xlabel, ylabel, about, legend):
         ax.set_title(title)

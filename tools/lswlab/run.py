@@ -48,9 +48,15 @@ def wait_until(fn, timeout, what):
 class Switch:
     """One lsw process of the lab."""
 
-    def __init__(self, name, config, rundir):
+    def __init__(self, name, config, rundir, timeline=None):
+        """@timeline: timeline.start's params to record from the first packet (lsw
+        --timeline) into NAME.tl beside its config, or None."""
         self.name, self.config = name, config
         self.path = os.path.join(rundir, name + ".json")
+        self.timeline = None
+        if timeline is not None:
+            self.timeline = os.path.join(rundir, name + ".tl")
+            self.timeline_params = dict(timeline, file=self.timeline)
         self.log_path = os.path.join(rundir, name + ".log")
         self.sock = config["LSW"]["global"]["rpc_socket"]
         self.proc, self.client = None, None
@@ -58,7 +64,9 @@ class Switch:
             json.dump(config, f, indent=1)
 
     def command(self):
-        return [LSW, "-c", self.path]
+        if self.timeline is None:
+            return [LSW, "-c", self.path]
+        return [LSW, "-c", self.path, "--timeline", json.dumps(self.timeline_params)]
 
     def start(self):
         self.log = open(self.log_path, "w")
@@ -170,9 +178,13 @@ class Lab:
     """Start every switch, run the hosts while sampling, stop everything; a context manager
     that stops (or kills) whatever it started, whatever happens."""
 
-    def __init__(self, fabric, switch_configs):
+    def __init__(self, fabric, switch_configs, timeline=None):
+        """@timeline: {switch: timeline.start params} to record on those switches (their
+        files: Lab.timelines())."""
         self.fabric = fabric
-        self.switches = {n: Switch(n, c, fabric.dir) for n, c in switch_configs.items()}
+        timeline = timeline or {}
+        self.switches = {n: Switch(n, c, fabric.dir, timeline.get(n))
+                         for n, c in switch_configs.items()}
         self.commands = []
 
     def __enter__(self):
@@ -205,6 +217,10 @@ class Lab:
     def kill(self):
         for sw in self.switches.values():
             sw.kill()
+
+    def timelines(self):
+        """{switch: its timeline file} of those that recorded one (complete once stopped)."""
+        return {n: sw.timeline for n, sw in self.switches.items() if sw.timeline}
 
     def hosts(self, config, name="hosts", sample=None, interval=0.01, timeout=300):
         """Run lsw-host on @config; @sample(clients) is read every @interval meanwhile. The
