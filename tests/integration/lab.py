@@ -43,10 +43,13 @@ class Page(html.parser.HTMLParser):
 
 
 def leftovers():
+    """Lab processes and directories now. The caller compares before and after its run: a
+    run killed earlier (a reboot, a timeout) may have left some that are not this run's."""
     lsw = subprocess.run(["pgrep", "-f", "control/lsw -c .*lsw-lab-"], capture_output=True)
     hosts = subprocess.run(["pgrep", "-f", "lsw-host -q .*lsw-lab-"], capture_output=True)
-    return lsw.stdout + hosts.stdout, glob.glob("/tmp/lsw-lab-*") + \
-        glob.glob("/var/run/dpdk/lab-*") + glob.glob("/var/run/dpdk/lsw-host-*")
+    return set((lsw.stdout + hosts.stdout).split()), set(
+        glob.glob("/tmp/lsw-lab-*") + glob.glob("/var/run/dpdk/lab-*") +
+        glob.glob("/var/run/dpdk/lsw-host-*"))
 
 
 def run_lab(name, out, *extra):
@@ -76,6 +79,7 @@ def check_report(out, doc):
 def test_lab(name):
     tmp = tmpdir("labtest-")
     out = os.path.join(tmp, name)
+    procs0, dirs0 = leftovers()
     r = run_lab(name, out)
     doc = json.load(open(os.path.join(out, "results.json")))
     assert r.returncode == 0 and doc["pass"], r.stdout + r.stderr
@@ -84,7 +88,7 @@ def test_lab(name):
     show = subprocess.run([LAB, "show", out], capture_output=True, text=True)
     assert show.returncode == 0 and "PASS" in show.stdout, show.stdout
     procs, dirs = leftovers()
-    assert not procs and not dirs, (procs, dirs)
+    assert not procs - procs0 and not dirs - dirs0, (procs - procs0, dirs - dirs0)
     print(r.stdout)
     if name == "incast":
         # Theory says a lossless mode drops nothing: without PFC it does, and the run says so.
