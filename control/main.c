@@ -19,6 +19,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include "lsw/log.h"
+#include "capture.h"
 #include "eal.h"
 #include "fibctl.h"
 #include "rpc_server.h"
@@ -215,6 +216,7 @@ teardown(struct lsw_switch *sw)
 		}
 	if (leftover)
 		LSW_LOG(INFO, "dropped %u packets still in handoff rings", leftover);
+	lsw_capture_free(sw); /* the workers' last copies written, every file closed */
 	lsw_ports_close(sw);
 	if (dp->pool != NULL) {
 		unsigned int avail = rte_mempool_avail_count(dp->pool), size = dp->pool->size;
@@ -363,6 +365,7 @@ main(int argc, char **argv)
 			lsw_ports_poll_link(&sw, now_ns);
 			lsw_pfcwd_poll(&sw, rte_rdtsc());
 			lsw_dropsnap_poll(&sw);
+			lsw_capture_poll(&sw, now_ns);
 			pthread_mutex_unlock(&sw.ctl_lock);
 		}
 		LSW_LOG(INFO, "stopping");

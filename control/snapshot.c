@@ -3,6 +3,7 @@
  * old copy freed after every worker has passed a quiescent state. */
 #include <string.h>
 #include <rte_malloc.h>
+#include "capture.h"
 #include "eal.h"
 #include "switch.h"
 
@@ -166,6 +167,7 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		build_sched(sw, i, &d->sched[i], d->ecn[i]);
 	}
 	build_buffer(c, &d->buffer);
+	lsw_capture_build(sw, d);
 	if (lsw_ecmp_build(sw, d) != 0) {
 		rte_free(d);
 		return NULL;
