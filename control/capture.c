@@ -57,10 +57,29 @@ fix_indirect_loads(struct rte_bpf_prm *prm)
 			ins[i].src_reg = ins[1].dst_reg;
 }
 
+/*
+ * DPDK's x86 JIT (22.11's lib/bpf/bpf_jit_x86.c, emit_tst_imm; later ones too as of this
+ * writing) encodes "test $k, reg" with a one-byte immediate when k fits one, but TEST has
+ * no such form: the next instructions are taken for the rest of the immediate and the
+ * code runs off the rails (tcpdump's "tcp[13] & 2 != 0" crashes it). A filter with such a
+ * test runs in DPDK's interpreter instead; tests/unit/test_capture.c holds both to
+ * libpcap's verdicts.
+ */
+static bool
+jit_safe(const struct rte_bpf_prm *prm)
+{
+	for (uint32_t i = 0; i < prm->nb_ins; i++) {
+		const struct ebpf_insn *in = &prm->ins[i];
+		if (in->code == (BPF_JMP | BPF_JSET | BPF_K) && in->imm == (int8_t)in->imm)
+			return false;
+	}
+	return true;
+}
+
 /* @filter compiled for Ethernet frames and loaded into DPDK's BPF, or NULL with @err
- * (libpcap's message for a filter that does not compile). */
+ * (libpcap's message for a filter that does not compile); *@jit_ok: its JIT code may run. */
 static struct rte_bpf *
-compile(const char *filter, char *err, size_t errlen)
+compile(const char *filter, bool *jit_ok, char *err, size_t errlen)
 {
 	pcap_t *pc = pcap_open_dead(DLT_EN10MB, LSW_CAPTURE_SNAPLEN_MAX);
 	struct bpf_program bf;
@@ -85,6 +104,7 @@ compile(const char *filter, char *err, size_t errlen)
 		return NULL;
 	}
 	fix_indirect_loads(prm);
+	*jit_ok = jit_safe(prm);
 	bpf = rte_bpf_load(prm);
 	rte_free(prm);
 	if (bpf == NULL)
@@ -320,7 +340,7 @@ lsw_capture_start(struct lsw_switch *sw, const struct lsw_capture_req *r,
 		return 0;
 	}
 	if (r->filter != NULL && r->filter[0] != '\0' &&
-	    (n.bpf = compile(r->filter, err, sizeof(err))) == NULL) {
+	    (n.bpf = compile(r->filter, &n.jit_ok, err, sizeof(err))) == NULL) {
 		lsw_errs_add(&e->errs, "$.params.filter", "%s", err);
 		lsw_rpc_invalid(e);
 		return 0;
@@ -411,8 +431,9 @@ lsw_capture_build(const struct lsw_switch *sw, struct lsw_snapshot *d)
 		struct rte_bpf_jit jit = {.func = NULL};
 		if (s == NULL || s->stopping)
 			continue;
-		if (s->bpf != NULL && rte_bpf_get_jit(s->bpf, &jit) != 0)
-			jit.func = NULL; /* no JIT on this machine: the interpreter */
+		/* No JIT on this machine, or not for this filter: the interpreter. */
+		if (s->bpf == NULL || !s->jit_ok || rte_bpf_get_jit(s->bpf, &jit) != 0)
+			jit.func = NULL;
 		c->s[c->n++] = (struct lsw_capture_sess_dp){
 			.bpf = s->bpf, .jit = jit.func, .snaplen = s->snaplen, .slot = (uint8_t)i,
 			.port = (uint8_t)s->port, .dirs = s->dirs,

@@ -61,6 +61,7 @@ struct lsw_capture_sess {
 	uint64_t file_bytes;     /* once done: the file's size */
 	uint64_t flushed_ns;     /* the last flush of the file */
 	struct rte_bpf *bpf;     /* the filter, loaded; NULL: none */
+	bool jit_ok;             /* its JIT code may run (capture.c, jit_safe) */
 	struct lsw_pcapng *out;  /* while running */
 	uint32_t ifid[2];        /* the file's interface of each direction */
 	char error[160];         /* a write error, if any */
