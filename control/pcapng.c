@@ -40,7 +40,7 @@ pad4(size_t n)
 static void
 put(struct body *b, const void *v, size_t n)
 {
-	if (b->n + n <= sizeof(b->b)) /* every caller bounds what it puts */
+	if (n && b->n + n <= sizeof(b->b)) /* every caller bounds what it puts */
 		memcpy(b->b + b->n, v, n);
 	b->n += n;
 }
