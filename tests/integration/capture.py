@@ -13,6 +13,7 @@ replays its rx_pcap from the start, so the captures begin before a replay:
     the output pcap, and tshark dissects them as PFC;
 (c) bad params are refused with their paths, and nothing changes.
 """
+import json
 import os
 import subprocess
 import sys
@@ -160,6 +161,15 @@ def test_capture_replay():
                 "capture.stop one first")
         running = sw.rpc("capture.list")["sessions"]
         assert [s["state"] for s in running] == ["running"] * 4, running
+        # DPDK telemetry shows them too.
+        r = subprocess.run(["dpdk-telemetry.py", "-f", cfg["LSW"]["global"]["file_prefix"]],
+                           input="/lsw/capture\n", capture_output=True, text=True, timeout=60)
+        tel = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+        assert len(tel) == 1, r.stdout + r.stderr
+        tel = tel[0]["/lsw/capture"]
+        assert tel["max_running"] == 4, tel
+        assert [tel["sessions"]["%d_state" % i] for i in range(4)] == ["running"] * 4, tel
+        assert tel["sessions"]["2_filter"] == "udp port 4791", tel
         restart(sw, "Ethernet0", 9000)
         stats = wait_until(replayed(2), what="the second replay")
         t1 = time.time_ns()

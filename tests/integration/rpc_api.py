@@ -18,7 +18,8 @@ METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", 
            "queue.stats", "buffer.stats", "buffer.histogram", "watermark.clear", "config.get",
            "config.validate", "config.set", "pfc.stats", "pfcwd.stats", "drops.list",
            "drops.clear", "ecmp.groups", "ecmp.stats", "stats.get", "config.save",
-           "config.diff", "route.add", "route.del", "neighbor.add", "neighbor.del"}
+           "config.diff", "route.add", "route.del", "neighbor.add", "neighbor.del",
+           "capture.start", "capture.stop", "capture.list"}
 
 
 class Raw:
@@ -337,7 +338,7 @@ def tcp_and_idle(sw, sock, port):
 
 
 TELEMETRY = {"/lsw/info", "/lsw/ports", "/lsw/port_stats", "/lsw/queue_stats", "/lsw/pg_stats",
-             "/lsw/pfc_stats", "/lsw/pfcwd", "/lsw/buffer", "/lsw/ecmp"}
+             "/lsw/pfc_stats", "/lsw/pfcwd", "/lsw/buffer", "/lsw/ecmp", "/lsw/capture"}
 
 
 def telemetry(sw, prefix):
