@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rte_mbuf.h>
+#include "lsw/capture.h"
 #include "eal.h"
 
 bool
@@ -98,6 +99,8 @@ lsw_eal_args_build(const struct lsw_config *c, bool hugepages, int pid, struct l
 	uint32_t mem = c->g.memory_mb;
 	if (mem == 0) {
 		uint64_t bytes = (uint64_t)c->g.mbufs * (lsw_mbuf_data_room(c) + 256);
+		/* and the capture pool, made on the first capture.start: 2 KB segments */
+		bytes += (uint64_t)LSW_CAPTURE_MBUFS * (LSW_CAPTURE_SEG + 512);
 		mem = (uint32_t)(256 + bytes / (1 << 20));
 	}
 	add(a, "-m");

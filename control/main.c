@@ -19,6 +19,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include "lsw/log.h"
+#include "capture.h"
 #include "eal.h"
 #include "fibctl.h"
 #include "rpc.h"
@@ -249,6 +250,7 @@ teardown(struct lsw_switch *sw)
 		}
 	if (leftover)
 		LSW_LOG(INFO, "dropped %u packets still in handoff rings", leftover);
+	lsw_capture_free(sw); /* the workers' last copies written, every file closed */
 	lsw_ports_close(sw);
 	if (dp->pool != NULL) {
 		unsigned int avail = rte_mempool_avail_count(dp->pool), size = dp->pool->size;
@@ -408,6 +410,7 @@ main(int argc, char **argv)
 			lsw_pfcwd_poll(&sw, rte_rdtsc());
 			lsw_dropsnap_poll(&sw);
 			lsw_timeline_drain(&sw);
+			lsw_capture_poll(&sw, now_ns);
 			pthread_mutex_unlock(&sw.ctl_lock);
 		}
 		LSW_LOG(INFO, "stopping");

@@ -3,6 +3,7 @@
  * old copy freed after every worker has passed a quiescent state. */
 #include <string.h>
 #include <rte_malloc.h>
+#include "capture.h"
 #include "eal.h"
 #include "switch.h"
 
@@ -167,6 +168,7 @@ lsw_snapshot_build(struct lsw_switch *sw)
 	}
 	build_buffer(c, &d->buffer);
 	lsw_timeline_snapshot(sw, &d->timeline);
+	lsw_capture_build(sw, d);
 	if (lsw_ecmp_build(sw, d) != 0) {
 		rte_free(d);
 		return NULL;

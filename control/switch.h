@@ -13,6 +13,7 @@
 #include "lsw/dataplane.h"
 #include "pfcwd.h"
 
+struct lsw_capture_ctl;
 struct lsw_fibctl;
 struct lsw_rpc_error;
 struct lsw_rpc_server;
@@ -120,6 +121,7 @@ struct lsw_switch {
 	uint64_t snapshot_gen;          /* snapshots published (timeline CONFIG events) */
 	bool hugepages;
 	struct lsw_dropsnap_store dropsnaps;
+	struct lsw_capture_ctl *capture; /* capture sessions (capture.c); NULL until the first */
 	struct lsw_ecmp_gctl *ecmp[LSW_MAX_NHG]; /* by group id; FORWARD groups only */
 	/* Held by the main loop while it handles anything, by telemetry callbacks (another
 	 * thread) while they read; never by a worker. */

@@ -141,7 +141,12 @@ tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		bytes += pkts[i]->pkt_len;
 		mc += *rte_pktmbuf_mtod(pkts[i], uint8_t *) & 1;
 	}
-	sent = rte_eth_tx_burst(conf->port[port].port_id, 0, pkts, n);
+	/* Every frame that leaves goes through here, switch-originated ones (PFC, ARP, ICMP)
+	 * included: the place to capture what a port sends. */
+	if (unlikely(conf->capture.tx_ports >> port & 1))
+		sent = lsw_capture_tx_burst(w, conf, port, pkts, n);
+	else
+		sent = rte_eth_tx_burst(conf->port[port].port_id, 0, pkts, n);
 	for (uint16_t i = sent; i < n; i++) {
 		bytes -= pkts[i]->pkt_len;
 		mc -= *rte_pktmbuf_mtod(pkts[i], uint8_t *) & 1;

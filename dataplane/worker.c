@@ -86,6 +86,10 @@ lsw_process_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_
 	uint64_t bytes = 0, mc = 0;
 	uint16_t i;
 
+	/* Live capture sees the frames as they came from rx_burst, before anything here
+	 * looks at them or rewrites them. */
+	if (unlikely(conf->capture.rx_ports >> port & 1))
+		lsw_capture_rx(w, conf, port, pkts, n, now);
 	/* The headers, and the mbuf's second cache line where the metadata field lives. */
 	for (i = 0; i < PREFETCH_OFFSET && i < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <rte_common.h>
+#include "lsw/capture.h"
 #include "lsw/common.h"
 #include "lsw/drop.h"
 
@@ -57,7 +58,9 @@ enum lsw_port_ctr {
 	X(SNAPSHOT_MISSED,    "drops or marks not snapshotted: the worker's ring was full") \
 	X(TIMELINE_RECORDS,   "timeline samples and events recorded") \
 	X(TIMELINE_LOST,      "timeline records lost: the worker's ring was full") \
-	X(TIMELINE_SKIPPED,   "timeline sample intervals skipped: the worker came back too late")
+	X(TIMELINE_SKIPPED,   "timeline sample intervals skipped: the worker came back too late") \
+	X(CAPTURE_MISSED,     "frames a capture session lost: its worker's ring was full or " \
+			      "the capture pool empty")
 
 enum lsw_event {
 #define LSW_EVENT_ENUM(n, d) LSW_EV_##n,
@@ -101,6 +104,9 @@ struct lsw_lcore_counters {
 	uint64_t event[LSW_EV_MAX];
 	uint64_t loops;       /* main loop iterations */
 	uint64_t busy_loops;  /* iterations that received or sent something */
+	/* What CAPTURE_MISSED counts, per capture session slot: capture.list subtracts what
+	 * the slot held when its session started. */
+	uint64_t capture_missed[LSW_CAPTURE_MAX];
 } __rte_cache_aligned;
 
 const char *lsw_port_ctr_name(enum lsw_port_ctr c);

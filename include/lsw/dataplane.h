@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_rcu_qsbr.h>
+#include "lsw/capture.h"
 #include "lsw/common.h"
 #include "lsw/counters.h"
 #include "lsw/dropsnap.h"
@@ -64,6 +65,8 @@ struct lsw_snapshot {
 	uint32_t icmp_burst;
 	/* Ports admin or oper down (bit per port): every ECMP mode leaves them out. */
 	uint32_t ecmp_down;
+	/* Capture sessions running (control/capture.c); their masks share the hot line. */
+	struct lsw_capture_dp capture;
 	struct lsw_port_dp port[LSW_MAX_PORTS];
 	/* Ports each worker owns, derived from port[].owner so the loop need not search. */
 	uint8_t n_owned[LSW_MAX_WORKERS];
@@ -75,7 +78,7 @@ struct lsw_snapshot {
 	struct lsw_ecmp_dp ecmp;  /* quality thresholds, group modes (control/ecmp.c) */
 	struct lsw_timeline_dp timeline; /* what the recorder records (control/timeline.c) */
 };
-_Static_assert(LSW_MAX_PORTS <= 32, "ecmp_down has a bit per port");
+_Static_assert(LSW_MAX_PORTS <= 32, "ecmp_down and the capture masks have a bit per port");
 
 /* Worker to control plane: an ARP packet told us @ip is at @mac on @port. */
 enum lsw_neigh_msg_flag {
@@ -112,6 +115,11 @@ struct lsw_dp {
 	struct rte_ring *dropsnap[LSW_MAX_WORKERS];    /* cp: set at start-up; NULL = none */
 	/* LSW_DROPSNAP_* bits; cp: lsw_store_relaxed; dp: lsw_load_relaxed. */
 	uint8_t dropsnap_mode;
+	/* Live capture: ring of each worker (SP: the worker, SC: the main lcore) and the pool
+	 * of the copies. cp: created on the first capture.start, before the snapshot that
+	 * names a session (which publishes them to the workers), freed at teardown. */
+	struct rte_ring *capture[LSW_MAX_WORKERS];
+	struct rte_mempool *capture_pool;
 	/* Uplink quality of each port: its owner worker writes, every worker reads. */
 	struct lsw_ecmp_sig *ecmp_sig;                 /* cp: [LSW_MAX_PORTS] at start-up */
 	/* ICMP error limit, switch-wide: tsc when the bucket is full again (icmp.c). */
@@ -324,6 +332,15 @@ lsw_timeline_events(const struct lsw_snapshot *conf)
 /* dropsnap.c: copy what is known of @m into the worker's snapshot ring (or count a miss). */
 void lsw_dropsnap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t reason,
 		       struct rte_mbuf *m);
+
+/* capture.c: copy what the sessions of @port want of @pkts, received at @now, into the
+ * worker's capture ring (or count it missed). */
+void lsw_capture_rx(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+		    struct rte_mbuf **pkts, uint16_t n, uint64_t now);
+/* rte_eth_tx_burst of @port with the sessions' copies of what the PMD took (before the
+ * burst: the PMD may free a frame as soon as it has it). Returns how many it took. */
+uint16_t lsw_capture_tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf,
+			      uint16_t port, struct rte_mbuf **pkts, uint16_t n);
 
 /* counters.c: count @m dropped on @port for @d (and snapshot it), and free it. Out of
  * line: there are many call sites, and none is on the forwarding path. */

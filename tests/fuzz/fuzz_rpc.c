@@ -59,6 +59,9 @@ static const struct {
 	{"config.save", NULL},
 	/* Reads the file the input names: /dev/zero or a FIFO would never return. */
 	{"config.diff", "path"},
+	/* Creates the file the input names, anywhere (its other params are checked first,
+	 * tests/unit/test_capture.c covers them). */
+	{"capture.start", NULL},
 };
 
 /* The methods that change the running config document when they succeed. */

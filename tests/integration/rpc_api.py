@@ -19,7 +19,8 @@ METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", 
            "config.validate", "config.set", "pfc.stats", "pfcwd.stats", "drops.list",
            "drops.clear", "ecmp.groups", "ecmp.stats", "stats.get", "config.save",
            "config.diff", "route.add", "route.del", "neighbor.add", "neighbor.del",
-           "timeline.start", "timeline.stop", "timeline.status", "timeline.save"}
+           "timeline.start", "timeline.stop", "timeline.status", "timeline.save",
+           "capture.start", "capture.stop", "capture.list"}
 
 
 class Raw:
@@ -338,7 +339,8 @@ def tcp_and_idle(sw, sock, port):
 
 
 TELEMETRY = {"/lsw/info", "/lsw/ports", "/lsw/port_stats", "/lsw/queue_stats", "/lsw/pg_stats",
-             "/lsw/pfc_stats", "/lsw/pfcwd", "/lsw/buffer", "/lsw/ecmp", "/lsw/timeline"}
+             "/lsw/pfc_stats", "/lsw/pfcwd", "/lsw/buffer", "/lsw/ecmp", "/lsw/timeline",
+             "/lsw/capture"}
 
 
 def telemetry(sw, prefix):

@@ -8,6 +8,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 #include <rte_malloc.h>
+#include "capture.h"
 #include "jsonv.h"
 #include "harness.h"
 #include "rpc.h"
@@ -148,6 +149,7 @@ t_switch_free(struct t_switch *t)
 			rte_pktmbuf_free(m);
 	}
 	lsw_neigh_drop_held(&t->w);
+	lsw_capture_free(sw);
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 		if (sw->dp.sched[p] != NULL)
 			lsw_sched_free(sw->dp.sched[p]);
