@@ -153,14 +153,19 @@ def check_rpc(sw, tmp):
     refused({"colour": "blue"}, "$.params.colour")
     assert not sw.rpc("timeline.status")["running"]
 
-    # A size limit: the run stops itself, its file holds exactly that many records.
-    path = os.path.join(tmp, "small.tl")
-    sw.rpc("timeline.start", {"file": path, "max_bytes": 64 * 1000, "interval_us": 10})
+    # One run at a time (a run that lasts until stopped: one with a small size limit may be
+    # over before the second start arrives).
+    sw.rpc("timeline.start", {"interval_us": 1000})
     try:
         sw.rpc("timeline.start", {})
         raise AssertionError("a second timeline started")
     except RpcError as e:
         assert e.err["code"] == -32004, e.err
+    assert sw.rpc("timeline.stop")["stop_reason"] == "rpc"
+
+    # A size limit: the run stops itself, its file holds exactly that many records.
+    path = os.path.join(tmp, "small.tl")
+    sw.rpc("timeline.start", {"file": path, "max_bytes": 64 * 1000, "interval_us": 10})
     st = wait_until(lambda: (lambda x: not x["running"] and x)(sw.rpc("timeline.status")),
                     what="the timeline to stop at its size")
     assert st["stop_reason"] == "size" and st["records"] == 1000, st
