@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """One lab scenario (configs/labs/NAME.json) with --quick, as a user runs it: it must pass
-its checks, leave a complete report (results.json with the fields the README promises,
+its checks of what the switch decides (drops, pauses, completions; a rate check, which
+measures the shared machine as much as the switch, is shown and not required), leave a complete report (results.json with the fields the README promises,
 index.html that parses as HTML and names only images that exist, CSV, the generated configs,
 the commands), and leave no process, socket or runtime directory behind. For incast also: a
 broken expectation (PFC turned off in the PFC mode through --set) makes the run fail.
@@ -61,7 +62,7 @@ def check_report(out, doc):
     for key in ("scenario", "quick", "checks", "metrics", "pass"):
         assert key in doc, key
     for c in doc["checks"]:
-        assert set(c) >= {"name", "expected", "measured", "pass"}, c
+        assert set(c) >= {"name", "expected", "measured", "pass", "rate"}, c
     page = Page()
     with open(os.path.join(out, "index.html")) as f:
         text = f.read()
@@ -82,11 +83,19 @@ def test_lab(name):
     procs0, dirs0 = leftovers()
     r = run_lab(name, out)
     doc = json.load(open(os.path.join(out, "results.json")))
-    assert r.returncode == 0 and doc["pass"], r.stdout + r.stderr
+    # Every check of what the switch decides must pass. A rate check (goodput, a flow's
+    # rate, completion times) measures this machine too, shared with other work: its
+    # failure is shown, and the run's exit status says it, but the test does not fail.
+    hard = [c["name"] for c in doc["checks"] if not c["pass"] and not c["rate"]]
+    soft = [c["name"] for c in doc["checks"] if not c["pass"] and c["rate"]]
+    assert not hard and r.returncode == (1 if soft else 0), r.stdout + r.stderr
+    if soft:
+        print("rate checks below expectation on this machine: %s" % soft)
     assert doc["quick"] and doc["scenario"] == name, doc
     check_report(out, doc)
     show = subprocess.run([LAB, "show", out], capture_output=True, text=True)
-    assert show.returncode == 0 and "PASS" in show.stdout, show.stdout
+    assert show.returncode == (1 if soft else 0), show.stdout
+    assert ("FAIL" if soft else "PASS") in show.stdout.splitlines()[0], show.stdout
     procs, dirs = leftovers()
     assert not procs - procs0 and not dirs - dirs0, (procs - procs0, dirs - dirs0)
     print(r.stdout)

@@ -110,6 +110,10 @@ def run(sc, rep, rundir, quick):
         rep.check("%s: a burst of traffic per group" % mode, groups, len(bursts),
                   len(bursts) == groups)
     e_max = {m: sum(v) / max(1, len(v)) for m, v in maxes.items()}
+    # --quick runs 3 groups of short flows: one flowlet moved late weighs more in each
+    # group's bytes, so its balance bound is its own (expect.quick).
+    if quick:
+        exp = dict(exp, **exp.get("quick", {}))
     jct = {m: sum(v) / max(1, len(v)) / ideal[m] for m, v in jcts.items()}
     for mode, ecmp in sc["modes"].items():
         rep.metrics.setdefault("modes", {})[mode] = {
@@ -122,13 +126,15 @@ def run(sc, rep, rundir, quick):
                       "%.2f +- 10%%" % exp["hash_e_max"], round(e_max[mode], 2),
                       abs(e_max[mode] - exp["hash_e_max"]) <= 0.1 * exp["hash_e_max"])
             rep.check("hash: JCT / ideal (mean)", "about %.2f (+-20%%)" % exp["hash_jct"],
-                      round(jct[mode], 2), abs(jct[mode] - exp["hash_jct"]) <= 0.2 * exp["hash_jct"])
+                      round(jct[mode], 2),
+                      abs(jct[mode] - exp["hash_jct"]) <= 0.2 * exp["hash_jct"], rate=True)
         else:
             mm = sum(ratios[mode]) / max(1, len(ratios[mode]))
-            rep.check("%s: max/mean bytes per uplink" % mode, "<= %.2f" % exp["adaptive_max_mean"],
-                      round(mm, 3), mm <= exp["adaptive_max_mean"])
+            rep.check("%s: max/mean bytes per uplink" % mode,
+                      "<= %.2f" % exp["adaptive_max_mean"], round(mm, 3),
+                      mm <= exp["adaptive_max_mean"], rate=True)
             rep.check("%s: JCT / ideal (mean)" % mode, "<= %.2f" % exp["adaptive_jct"],
-                      round(jct[mode], 2), jct[mode] <= exp["adaptive_jct"])
+                      round(jct[mode], 2), jct[mode] <= exp["adaptive_jct"], rate=True)
     rep.note("%d flows of %s from h0 to h1 per group; %d uplinks of %d Mb/s; ideal JCT %s." % (
         n, size, k, sc["uplink_speed"], ", ".join("%.1f ms (%s)" % (v, m)
                                                   for m, v in ideal.items())))

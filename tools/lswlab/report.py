@@ -26,9 +26,13 @@ class Report:
 
     # --- checks and metrics ---------------------------------------------------------------
 
-    def check(self, name, expected, measured, ok):
+    def check(self, name, expected, measured, ok, rate=False):
+        """@rate: a figure the machine's speed moves (a rate, a goodput, a completion time)
+        rather than what the switch decides (drops, pauses, counts). Both decide the run's
+        pass; the test suite, on a machine shared with other work, requires only the
+        others (tests/integration/lab.py)."""
         self.checks.append({"name": name, "expected": expected, "measured": measured,
-                            "pass": bool(ok)})
+                            "pass": bool(ok), "rate": bool(rate)})
 
     def note(self, text):
         self.notes.append(text)

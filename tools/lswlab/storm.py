@@ -23,7 +23,8 @@ def sample(clients):
     # calls whose latency varies by milliseconds on a busy machine (+-5% over 300 ms).
     return {"paused": pfc["rx_paused"], "stormed": wd["PFC_WD_STATUS"] == "stormed",
             "ts": st["timestamp_ns"] / 1e9,
-            "tx0": ports["Ethernet0"]["IF_OUT_OCTETS"], "tx4": ports["Ethernet16"]["IF_OUT_OCTETS"]}
+            "tx0": ports["Ethernet0"]["IF_OUT_OCTETS"],
+            "tx4": ports["Ethernet16"]["IF_OUT_OCTETS"]}
 
 
 def edges(rows, key):
@@ -131,7 +132,7 @@ def run(sc, rep, rundir, quick):
                           ">= %.2f of its rate outside the storm" % exp["others_min"],
                           "%.3f (%.0f / %.0f Mb/s)" % (ratio, during[key] / 1e6,
                                                        outside[key] / 1e6),
-                          ratio >= exp["others_min"])
+                          ratio >= exp["others_min"], rate=True)
         rep.check("%s: detected once, restored once" % tag, "1 / 1", "%d / %d" % (
             stats["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"],
             stats["PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"]),
@@ -148,12 +149,15 @@ def run(sc, rep, rundir, quick):
         rate = {}
         for key, label in (("tx0", "to the stormed port (h0)"), ("tx4", "between other ports")):
             ys = [0.0] + [(rows[i][1][key] - rows[i - 1][1][key]) * 8 /
-                          max(1e-6, rows[i][0] - rows[i - 1][0]) / 1e6 for i in range(1, len(rows))]
+                          max(1e-6, rows[i][1]["ts"] - rows[i - 1][1]["ts"]) / 1e6
+                          for i in range(1, len(rows))]
             rate[label] = (ts, ys)
         rep.csv("switch_" + action, ["t_s", "paused", "stormed", "tx_bytes_h0", "tx_bytes_h4"],
                 [(t, int(r["paused"]), int(r["stormed"]), r["tx0"], r["tx4"]) for t, r in rows])
-        marks = [(t * 1000, "storm") for t in p_on[:1]] + [(t * 1000, "detect") for t in s_on[:1]] + \
-            [(t * 1000, "pause ends") for t in p_off[-1:]] + [(t * 1000, "restore") for t in s_off[:1]]
+        marks = [(t * 1000, "storm") for t in p_on[:1]] + \
+            [(t * 1000, "detect") for t in s_on[:1]] + \
+            [(t * 1000, "pause ends") for t in p_off[-1:]] + \
+            [(t * 1000, "restore") for t in s_off[:1]]
         rep.lines("rates_" + action, "Switch TX rates, action %s" % action, "time (ms)", "Mb/s",
                   rate, "The storm starts; the stormed queue stops; the watchdog detects it "
                   "after its detection time and applies '%s'; traffic between other ports "

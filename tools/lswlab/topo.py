@@ -169,6 +169,11 @@ class Fabric:
                 "egress_lossy_profile": {"pool": "egress_lossless_pool", "static_th": "2MB"}},
             "DEFAULT_LOSSLESS_BUFFER_PARAMETER": {"AZURE": {"default_dynamic_th": "-4"}},
         }
+        # Lab speeds (500 Mb/s, 2 Gb/s) are not in 802.3's table of pause response times,
+        # so the headroom takes the peer's response from here: what a software host on a
+        # shared 2-CPU machine takes to stop once paused, about a millisecond (64 KB at
+        # 500 Mb/s). With 0 a preempted host overflows the headroom now and then.
+        cfg["LSW"]["buffer"] = {"peer_response_time": "64KB"}
         if lossless:
             cfg["PORT_QOS_MAP"] = {names: {"pfc_enable": "3"}}
             cfg["CABLE_LENGTH"] = {"AZURE": {p: self.cable for p in ports}}

@@ -43,7 +43,8 @@ def lanes(rows):
 def one(sc, rep, case, rundir, quick):
     q = sc["quick"] if quick else {}
     c = sc["cases"][case]
-    fab = leaf_spine("victim-" + case, rundir, 2, 2, 0, 1, sc["speed"], mtu=sc["mtu"])
+    fab = leaf_spine("victim-" + case, rundir, 2, 2, 0, 1, sc["speed"],
+                     sc.get("uplink_speed"), mtu=sc["mtu"])
     for h, leaf in (("h0", "leaf0"), ("h1", "leaf0"), ("h2", "leaf0"), ("h3", "leaf0"),
                     ("r1", "leaf1"), ("r2", "leaf1")):
         fab.host(h, leaf)
@@ -73,8 +74,13 @@ def one(sc, rep, case, rundir, quick):
     with Lab(fab, cfgs) as lab:
         res, rows = lab.hosts(hosts, sample=pauses, interval=0.005)
         d = {s: common.drops(sw) for s, sw in lab.switches.items()}
+        # PFC frames each port sent on priority 3: a pause shorter than the sampling
+        # interval is missed by the lanes, never by the counters.
+        pfc = {"%s %s" % (s, port): p["priorities"]["3"]["PFC_3_TX_PKTS"]
+               for s, sw in lab.switches.items()
+               for port, p in sw.rpc("pfc.stats")["ports"].items() if "3" in p["priorities"]}
         rep.commands.extend(lab.commands)
-    return res, rows, d
+    return res, rows, d, pfc
 
 
 def fab_ports(fab, sw):
@@ -86,7 +92,7 @@ def run(sc, rep, rundir, quick):
     start_ms = q.get("burst_start_ms", sc["burst_start_ms"])
     out = {}
     for case in sc["cases"]:
-        res, rows, d = one(sc, rep, case, rundir, quick)
+        res, rows, d, pfc = one(sc, rep, case, rundir, quick)
         rates = common.series(res, "tx_bps")
         f1, f2 = 0x100, 0x101
         xs, ys = rates.get(f1, ([], []))
@@ -100,7 +106,10 @@ def run(sc, rep, rundir, quick):
         out[case] = {"f1_before_mbps": b / 1e6, "f1_min_during_mbps": worst / 1e6,
                      "f1_mean_during_mbps": mean_during / 1e6,
                      "drops": sum(common.total(x) for x in d.values()),
+                     "drop_reasons": {"%s %s" % (s, port): r for s, x in d.items()
+                                      for port, r in x.items()},
                      "paused_ms": {k: round(v, 1) for k, v in paused_ms.items() if v},
+                     "pfc_frames": {k: v for k, v in pfc.items() if v},
                      "messages_done": res["messages_done"], "messages": res["messages_posted"]}
         rep.metrics.setdefault("cases", {})[case] = out[case]
         rep.check("%s: every message completes" % case, out[case]["messages"],
@@ -127,10 +136,12 @@ def run(sc, rep, rundir, quick):
     rep.check("pfc: F1 falls during the burst though r1 is idle",
               "min < %.0f%% of before" % (100 * exp["f1_drop_max"]),
               "%.0f of %.0f Mb/s" % (pf["f1_min_during_mbps"], pf["f1_before_mbps"]),
-              pf["f1_min_during_mbps"] < exp["f1_drop_max"] * pf["f1_before_mbps"])
+              pf["f1_min_during_mbps"] < exp["f1_drop_max"] * pf["f1_before_mbps"], rate=True)
     up = "spine0 " + "%s" % "Ethernet0"
-    rep.check("pfc: the pause reached leaf0's uplink (two hops up)", "> 0 ms",
-              pf["paused_ms"].get(up, 0), pf["paused_ms"].get(up, 0) > 0)
-    rep.check("dcqcn: F1 keeps more of its rate during the burst", "mean higher than pfc's",
-              "%.0f vs %.0f Mb/s" % (dc["f1_mean_during_mbps"], pf["f1_mean_during_mbps"]),
-              dc["f1_mean_during_mbps"] > pf["f1_mean_during_mbps"])
+    rep.check("pfc: the pause reached leaf0's uplink (two hops up)", "> 0 PFC frames",
+              pf["pfc_frames"].get(up, 0), pf["pfc_frames"].get(up, 0) > 0)
+    # labs.md 1: with DCQCN the fall is shorter. What is measured without sampling is how
+    # long the spine held leaf0's uplink paused: its PFC frames (one per refresh).
+    rep.check("dcqcn: leaf0's uplink paused for less (PFC frames from the spine)",
+              "< pfc's %d" % pf["pfc_frames"].get(up, 0), dc["pfc_frames"].get(up, 0),
+              dc["pfc_frames"].get(up, 0) < pf["pfc_frames"].get(up, 0))
