@@ -6,6 +6,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -48,16 +49,20 @@ def wait_until(fn, timeout, what):
 class Switch:
     """One lsw process of the lab."""
 
-    def __init__(self, name, config, rundir, timeline=None):
+    def __init__(self, name, config, rundir, timeline=None, prefix=None):
         """@timeline: timeline.start's params to record from the first packet (lsw
-        --timeline) into NAME.tl beside its config, or None."""
+        --timeline) into PREFIX-NAME.tl beside its config, or None. @prefix (the fabric's
+        name) keeps the files of a scenario's runs apart in one directory."""
         self.name, self.config = name, config
-        self.path = os.path.join(rundir, name + ".json")
+        if prefix:
+            name_part = re.sub(r"[^A-Za-z0-9_.-]", "_", "%s-%s" % (prefix, name))
+        base = os.path.join(rundir, name_part if prefix else name)
+        self.path = base + ".json"
         self.timeline = None
         if timeline is not None:
-            self.timeline = os.path.join(rundir, name + ".tl")
+            self.timeline = base + ".tl"
             self.timeline_params = dict(timeline, file=self.timeline)
-        self.log_path = os.path.join(rundir, name + ".log")
+        self.log_path = base + ".log"
         self.sock = config["LSW"]["global"]["rpc_socket"]
         self.proc, self.client = None, None
         with open(self.path, "w") as f:
@@ -183,7 +188,7 @@ class Lab:
         files: Lab.timelines())."""
         self.fabric = fabric
         timeline = timeline or {}
-        self.switches = {n: Switch(n, c, fabric.dir, timeline.get(n))
+        self.switches = {n: Switch(n, c, fabric.dir, timeline.get(n), fabric.name)
                          for n, c in switch_configs.items()}
         self.commands = []
 
@@ -222,14 +227,15 @@ class Lab:
         """{switch: its timeline file} of those that recorded one (complete once stopped)."""
         return {n: sw.timeline for n, sw in self.switches.items() if sw.timeline}
 
-    def hosts(self, config, name="hosts", sample=None, interval=0.01, timeout=300):
+    def hosts(self, config, name=None, sample=None, interval=0.01, timeout=300):
         """Run lsw-host on @config; @sample(clients) is read every @interval meanwhile. The
         samples' times are seconds from the workload's time 0 (negative before it)."""
         sampler = Sampler(self.switches, sample, interval) if sample else None
         if sampler:
             sampler.start()
         try:
-            res, cmd = run_hosts(config, self.fabric.dir, name, timeout)
+            res, cmd = run_hosts(config, self.fabric.dir, name or re.sub(
+                r"[^A-Za-z0-9_.-]", "_", self.fabric.name + "-hosts"), timeout)
         finally:
             rows = sampler.stop() if sampler else []
         self.commands.append(" ".join(cmd))
