@@ -48,12 +48,35 @@ pos(int64_t v)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
+/* Whether @r is all zeros: then it is written only when the last one of its queue or PG
+ * (@idle's bit @i) was not. Idle queues and PGs are most of a port's: left out, they cost
+ * the worker nothing to write and the reader nothing to store. */
+static bool
+keep(const struct lsw_tl_rec *r, uint8_t *idle, unsigned int i)
+{
+	bool zero = r->v0 == 0;
+
+	for (unsigned int k = 0; k < RTE_DIM(r->v) && zero; k++)
+		zero = r->v[k] == 0;
+	if (!zero) {
+		*idle &= (uint8_t)~(1u << i);
+		return true;
+	}
+	if (*idle >> i & 1)
+		return false;
+	*idle |= (uint8_t)(1u << i);
+	return true;
+}
+
 static unsigned int
 sample_queues(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	      struct lsw_tl_rec *r, uint64_t now, bool fresh)
 {
 	const struct lsw_sched *s = w->dp->sched[port];
+	unsigned int n = 0;
 
+	if (fresh)
+		w->tl.q_idle[port] = 0;
 	for (uint8_t q = 0; q < LSW_NUM_QUEUES; q++) {
 		uint64_t c[5] = {0};
 		for (uint16_t i = 0; i < conf->n_workers; i++) {
@@ -65,27 +88,31 @@ sample_queues(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t po
 				c[3] += RD(b->q_drop_reason[port][q][d]);
 			c[4] += RD(b->q_drop_bytes[port][q]);
 		}
-		r[q] = (struct lsw_tl_rec){
+		r[n] = (struct lsw_tl_rec){
 			.t = now, .kind = LSW_TL_QUEUE, .port = (uint8_t)port, .idx = q,
 			.v0 = lsw_fifo_count(&s->q[q]), .v[0] = s->q[q].bytes,
 		};
 		for (int k = 0; k < 5; k++)
-			r[q].v[1 + k] = delta(&w->tl.q_last[port][q][k], c[k], fresh);
+			r[n].v[1 + k] = delta(&w->tl.q_last[port][q][k], c[k], fresh);
+		n += keep(&r[n], &w->tl.q_idle[port], q);
 	}
-	return LSW_NUM_QUEUES;
+	return n;
 }
 
 static unsigned int
 sample_pgs(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
-	   struct lsw_tl_rec *r, uint64_t now)
+	   struct lsw_tl_rec *r, uint64_t now, bool fresh)
 {
 	struct lsw_buffer_lcore *const *all = w->dp->buffer;
+	unsigned int n = 0;
 
+	if (fresh)
+		w->tl.pg_idle[port] = 0;
 	for (uint8_t pg = 0; pg < LSW_NUM_PG; pg++) {
 		int64_t held = 0;
 		for (uint16_t i = 0; i < conf->n_workers; i++)
 			held += RD(all[i]->use.pg_held[port][pg]);
-		r[pg] = (struct lsw_tl_rec){
+		r[n] = (struct lsw_tl_rec){
 			.t = now, .kind = LSW_TL_PG, .port = (uint8_t)port, .idx = pg,
 			.v0 = (uint32_t)pos(held),
 			.v[0] = pos(lsw_buffer_pg_occ(all, conf->n_workers, port, pg,
@@ -95,8 +122,9 @@ sample_pgs(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			.v[2] = pos(lsw_buffer_pg_occ(all, conf->n_workers, port, pg,
 						      LSW_PART_HEADROOM)),
 		};
+		n += keep(&r[n], &w->tl.pg_idle[port], pg);
 	}
-	return LSW_NUM_PG;
+	return n;
 }
 
 static void
@@ -175,7 +203,7 @@ lsw_timeline_sample(struct lsw_worker *w, const struct lsw_snapshot *conf, uint6
 		if (tl->what & LSW_TL_W(QUEUES))
 			n += sample_queues(w, conf, port, r + n, now, fresh);
 		if (tl->what & LSW_TL_W(PGS))
-			n += sample_pgs(w, conf, port, r + n, now);
+			n += sample_pgs(w, conf, port, r + n, now, fresh);
 		if (tl->what & LSW_TL_W(PORTS))
 			sample_port(w, conf, port, &r[n++], now, fresh);
 		if (tl->what & LSW_TL_W(ECMP))

@@ -105,6 +105,11 @@ struct lsw_timeline_worker {
 	/* Counters at the previous sample, for what happened in the interval. */
 	uint64_t q_last[LSW_MAX_PORTS][LSW_NUM_QUEUES][5];
 	uint64_t port_last[LSW_MAX_PORTS][4];
+	/* Queues and PGs whose last record was all zeros (a bit each): an idle one is
+	 * written once, then left out until it is not, which the file format says. */
+	uint8_t q_idle[LSW_MAX_PORTS];
+	uint8_t pg_idle[LSW_MAX_PORTS];
 };
+_Static_assert(LSW_NUM_QUEUES <= 8 && LSW_NUM_PG <= 8, "q_idle, pg_idle: a bit each");
 
 #endif
