@@ -224,7 +224,7 @@ qos_port(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		}
 		json_object_set_new(paths, fields[k], m ? json_string(path) : json_null());
 		json_object_set_new(out, fields[k], m ? json_string(m->name) : json_null());
-		/* dscp_to_tc_map -> dscp_to_tc: the values, indexed by DSCP, PCP, TC or priority. */
+		/* dscp_to_tc_map -> dscp_to_tc: the values, by DSCP, PCP, TC or priority. */
 		snprintf(key, sizeof(key), "%.*s", (int)(strlen(fields[k]) - 4), fields[k]);
 		json_object_set_new(out, key, m ? map_array(m, k == LSW_MAP_DSCP_TO_TC ? 64 : 8) :
 				    json_null());
