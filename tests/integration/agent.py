@@ -172,10 +172,12 @@ def run(tmp):
                             "Ethernet4", "--seconds", "1", "--prometheus"],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 0 and "# TYPE lsw_agent_check_ok gauge" in r.stdout, r
-        r = subprocess.run([AGENT, "check", "-i", VETH[1][0], "-s", sw.sock, "--port",
-                            "Ethernet4", "--dscp", "3"], capture_output=True, text=True,
+        # The host found by its IP in lsw's neighbor table (its veth's MAC is not lsw-host's).
+        r = subprocess.run([AGENT, "check", "-i", VETH[1][0], "-s", sw.sock, "--host-ip",
+                            "10.0.1.1", "--dscp", "3"], capture_output=True, text=True,
                            timeout=60)
-        assert r.returncode == 0 and "ok   data lossless" in r.stdout, r
+        assert r.returncode == 0 and "switch port Ethernet4" in r.stdout, r
+        assert "ok   data lossless" in r.stdout, r
 
         # A wrong DSCP map: data DSCP 3 lands in lossy TC 1; the agent names the field.
         sw.rpc("config.set", {"config": {"DSCP_TO_TC_MAP": {"AZURE": {"3": "1"}}}})
