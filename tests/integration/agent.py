@@ -35,9 +35,13 @@ def sh(*args, check=True):
     return subprocess.run(args, check=check, capture_output=True, text=True)
 
 
+STARTED = []  # every agent started, stopped at the end whatever happened
+
+
 def agent(iface, sock, port, *extra):
     p = subprocess.Popen([AGENT, "show", "-i", iface, "-s", sock, "--port", port, "--json",
                           *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    STARTED.append(p)
     # It says so once its programs are attached.
     line = p.stderr.readline()
     assert "counting on" in line, line + p.stderr.read()
@@ -63,13 +67,13 @@ def attached(iface):
 
 def test_agent():
     tmp = tmpdir("lsw-agent-")
-    for h, s in VETH:
-        sh("ip", "link", "add", h, "type", "veth", "peer", "name", s)
-        for i in (h, s):
-            # No IPv6 link-local chatter (router solicitations lsw would drop and count).
-            sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % i)
-            sh("ip", "link", "set", i, "up")
     try:
+        for h, s in VETH:
+            sh("ip", "link", "add", h, "type", "veth", "peer", "name", s)
+            for i in (h, s):
+                # No IPv6 link-local chatter (router solicitations lsw would drop and count).
+                sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % i)
+                sh("ip", "link", "set", i, "up")
         run(tmp)
     finally:
         for h, _ in VETH:
@@ -209,6 +213,14 @@ def run(tmp):
         for h, _ in VETH:
             assert not attached(h)
     finally:
+        for p in STARTED:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+                try:
+                    p.communicate(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.communicate()
         sw.stop()
 
 
