@@ -69,7 +69,19 @@ agent_switch_before(struct agent_rpc *r, struct agent_host *h, char *err, size_t
 {
 	if (find_port(r, h, err, len) != 0)
 		return NULL;
-	return port_counters(r, h->port, err, len);
+	json_t *out = port_counters(r, h->port, err, len);
+	json_t *d = out ? agent_rpc_call(r, "drops.list", json_pack("{s:i}", "limit", 1), err,
+					 len) : NULL;
+	if (d == NULL) {
+		json_decref(out);
+		return NULL;
+	}
+	/* The newest drop snapshot now: those after it are the ones of the time counted. */
+	json_t *last = json_array_get(json_object_get(d, "snapshots"), 0);
+	json_object_set_new(out, "drops_seq", json_integer(json_integer_value(
+		json_object_get(last, "seq"))));
+	json_decref(d);
+	return out;
 }
 
 static void
@@ -211,9 +223,12 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 			bool cnp_ok = ctc != tc && !in_list(lossless, ctc) &&
 				      !json_is_true(json_object_get(json_object_get(
 					      json_object_get(q, "queues"), qname), "ecn"));
+			char from[48] = "";
+			if (cdscp >= 0)
+				snprintf(from, sizeof(from), " (DSCP %d at the host)", cdscp);
 			add_check(checks, "CNP class", cnp_ok,
 				  json_string_value(json_object_get(paths, "cnp_tc")),
-				  "CNPs (DSCP %d at the host) ride TC %d: %s", cdscp, ctc,
+				  "CNPs%s ride TC %d: %s", from, ctc,
 				  cnp_ok ? "apart from data, not paused, not marked" :
 				  ctc == tc ? "behind the data they are about" :
 				  in_list(lossless, ctc) ? "a paused class" : "a marked queue");
@@ -227,6 +242,7 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 		  frame, max_frame ? "seen" : "its interface's MTU", h->port, mtu);
 
 	/* Correlation: what each side counted over the same time. */
+	const json_int_t since = json_integer_value(json_object_get(before, "drops_seq"));
 	json_t *qps = json_object(), *bq = json_object_get(before, "queues"),
 	       *aq = json_object_get(after, "queues");
 	for (unsigned int i = 0; i < v->n_flows; i++) {
@@ -241,7 +257,8 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 			size_t j;
 			json_t *s;
 			json_array_foreach(json_object_get(dl, "snapshots"), j, s) {
-				if (strcmp(json_string_value(json_object_get(s, "kind")), "drop") != 0)
+				if (strcmp(json_string_value(json_object_get(s, "kind")), "drop") != 0 ||
+				    json_integer_value(json_object_get(s, "seq")) <= since)
 					continue;
 				const char *why = json_string_value(json_object_get(s, "reason"));
 				json_object_set_new(reasons, why, json_integer(
