@@ -10,7 +10,12 @@ CE marks, CNPs, the one NAK and its out-of-sequence packets; per priority: every
 lsw sent to h1 and every storm frame h0 sent to lsw); the drop shows in lsw's snapshots of
 that QP; the configuration checks pass, and a wrong DSCP map is reported with its JSON path;
 bad input (no interface, no switch, an unknown host, no permission) gets a clear error and a
-non-zero exit; the programs are gone from the interfaces when the agent exits on SIGINT."""
+non-zero exit; the programs are gone from the interfaces when the agent exits on SIGINT.
+
+No timing is measured: every check is a count. On a busy machine a process may be off its
+CPU for milliseconds, so the packet sockets' rings are deep (4096 frames) and h1's lossless
+PG has the headroom of a full ring: a late reader then finds its frames waiting, never lost
+in the kernel where neither side would count them. The veths carry no IPv6 chatter."""
 import json
 import os
 import signal
@@ -30,9 +35,13 @@ def sh(*args, check=True):
     return subprocess.run(args, check=check, capture_output=True, text=True)
 
 
+STARTED = []  # every agent started, stopped at the end whatever happened
+
+
 def agent(iface, sock, port, *extra):
     p = subprocess.Popen([AGENT, "show", "-i", iface, "-s", sock, "--port", port, "--json",
                           *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    STARTED.append(p)
     # It says so once its programs are attached.
     line = p.stderr.readline()
     assert "counting on" in line, line + p.stderr.read()
@@ -58,11 +67,13 @@ def attached(iface):
 
 def test_agent():
     tmp = tmpdir("lsw-agent-")
-    for h, s in VETH:
-        sh("ip", "link", "add", h, "type", "veth", "peer", "name", s)
-        for i in (h, s):
-            sh("ip", "link", "set", i, "up")
     try:
+        for h, s in VETH:
+            sh("ip", "link", "add", h, "type", "veth", "peer", "name", s)
+            for i in (h, s):
+                # No IPv6 link-local chatter (router solicitations lsw would drop and count).
+                sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % i)
+                sh("ip", "link", "set", i, "up")
         run(tmp)
     finally:
         for h, _ in VETH:
@@ -71,11 +82,15 @@ def test_agent():
 
 def run(tmp):
     sw_cfg, hc = star(tmp, 2, speed=1000, mtu=1024)
+    # Rings of 4096 frames (16 ms of h1 at 2 Gb/s): a process descheduled on a busy machine
+    # comes back to a full ring rather than to frames the kernel dropped, which neither
+    # lsw nor lsw-host would count.
+    af = "net_af_packet%d,iface=%s,qdisc_bypass=0,framecnt=4096"
     for i, (h, s) in enumerate(VETH):
         port = "Ethernet%d" % (4 * i)
-        sw_cfg["LSW_PORT"][port]["devargs"] = "net_af_packet%d,iface=%s,qdisc_bypass=0" % (i, s)
+        sw_cfg["LSW_PORT"][port]["devargs"] = af % (i, s)
         sw_cfg["PORT"][port]["mtu"] = "1500"
-        hc["hosts"]["h%d" % i]["port"] = "net_af_packet%d,iface=%s,qdisc_bypass=0" % (i, h)
+        hc["hosts"]["h%d" % i]["port"] = af % (i, h)
     hc["hosts"]["h1"]["speed"] = "2G"        # faster than h0's port: a queue, marks, PFC
     hc["hosts"]["h1"]["ttl_one_psn"] = 500    # one packet lsw must drop
     hc["defaults"] = {"cc": {"algorithm": "dcqcn", "profile": "mlx", "model_speed": "25G"},
@@ -86,6 +101,17 @@ def run(tmp):
         "green_max_threshold": "100KB", "green_drop_probability": "10"}}
     sw_cfg["QUEUE"] = {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"},
                        "Ethernet4|3": {"wred_profile": "AZURE_LOSSLESS"}}
+    # What arrives after a pause is lsw's whole receive ring, not a 5 m cable's worth: h1's
+    # lossless PG gets a headroom of 6 MB (4096 frames of 1 KB, rounded to cells, and what
+    # h1 sends before the pause reaches it); h0 sends no data, only its storm.
+    sw_cfg["BUFFER_POOL"]["ingress_lossless_pool"]["size"] = "12MB"
+    sw_cfg["BUFFER_POOL"]["egress_lossless_pool"]["size"] = "12MB"
+    for name, xoff in (("pg_lossless_ring", 6144), ("pg_lossless_small", 1024)):
+        sw_cfg["BUFFER_PROFILE"][name] = {
+            "pool": "ingress_lossless_pool", "xoff": "%dKB" % xoff, "xon": "32KB",
+            "size": "%dKB" % (xoff + 32), "dynamic_th": "-4"}
+    sw_cfg["BUFFER_PG"] = {"Ethernet0|3": {"profile": "pg_lossless_small"},
+                           "Ethernet4|3": {"profile": "pg_lossless_ring"}}
     key = next(iter(sw_cfg["PORT_QOS_MAP"]))
     sw_cfg["PORT_QOS_MAP"][key]["pfc_watchdog_status"] = "enable"
     sw = start(sw_cfg, tmp)
@@ -101,6 +127,9 @@ def run(tmp):
 
         h0, h1 = res["hosts"]["h0"]["counters"], res["hosts"]["h1"]["counters"]
         qp = res["qps"][0]["qpn"]
+        # Nothing lost but the TTL 1 packet, at lsw (before the counts are compared: another
+        # loss would make them disagree for a reason of its own).
+        assert drops == {"Ethernet4": {"TTL": 1}}, (drops, res["qps"])
         rx, tx = flow(d0, "rx", qp), flow(d0, "tx", qp)
         # What the receiver got, as its NIC counted it and as the wire did.
         assert rx["data"] == h0["rx_write_requests"] + h0["out_of_sequence"] + \
@@ -134,11 +163,27 @@ def run(tmp):
         a1 = agent(VETH[1][0], sw.sock, "Ethernet4")
         res2 = run_hosts(hc2, tmp, name="storm")
         d0, d1 = finish(a0), finish(a1)
+        # The first run's drop is not this run's.
+        assert all("TTL" not in q["switch_drops"] for q in d0["switch"]["qps"].values()), d0
         p0 = d0["switch"]["pfc"]["3"]
         storm = res2["hosts"]["h0"]["counters"]["tx_pause_storm_frames"]
         assert p0["host_tx"] == p0["switch_rx"] == storm > 0, (p0, storm)
+        # h0's storm holds queue 3 of Ethernet0, so lsw pauses h1: every PFC_3_TX_PKTS
+        # reached h1.
         p1 = d1["switch"]["pfc"]["3"]
-        assert p1["host_rx"] == p1["switch_tx"], p1
+        assert p1["host_rx"] == p1["switch_tx"] > 0, p1
+
+        # The other formats: Prometheus text with the checks, and the table.
+        r = subprocess.run([AGENT, "show", "-i", VETH[1][0], "-s", sw.sock, "--port",
+                            "Ethernet4", "--seconds", "1", "--prometheus"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and "# TYPE lsw_agent_check_ok gauge" in r.stdout, r
+        # The host found by its IP in lsw's neighbor table (its veth's MAC is not lsw-host's).
+        r = subprocess.run([AGENT, "check", "-i", VETH[1][0], "-s", sw.sock, "--host-ip",
+                            "10.0.1.1", "--dscp", "3"], capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0 and "switch port Ethernet4" in r.stdout, r
+        assert "ok   data lossless" in r.stdout, r
 
         # A wrong DSCP map: data DSCP 3 lands in lossy TC 1; the agent names the field.
         sw.rpc("config.set", {"config": {"DSCP_TO_TC_MAP": {"AZURE": {"3": "1"}}}})
@@ -170,6 +215,14 @@ def run(tmp):
         for h, _ in VETH:
             assert not attached(h)
     finally:
+        for p in STARTED:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+                try:
+                    p.communicate(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.communicate()
         sw.stop()
 
 

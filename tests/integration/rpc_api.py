@@ -5,6 +5,7 @@
 the command line (config refused at start-up with the JSON path, --help, bad options)."""
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -20,7 +21,7 @@ METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", 
            "drops.clear", "ecmp.groups", "ecmp.stats", "stats.get", "config.save",
            "config.diff", "route.add", "route.del", "neighbor.add", "neighbor.del",
            "timeline.start", "timeline.stop", "timeline.status", "timeline.save",
-           "capture.start", "capture.stop", "capture.list"}
+           "capture.start", "capture.stop", "capture.list", "qos.port"}
 
 
 class Raw:
@@ -192,6 +193,78 @@ def methods(sw):
     assert wd["Ethernet0"]["start_default"] and not wd["Ethernet4"]["start_default"], wd
     assert wd["Ethernet0"]["detection_time"] == 200 and sorted(wd["Ethernet0"]["queues"]) == \
         ["3", "4"], wd
+
+
+def at_path(doc, path):
+    """The value at a JSON path as lsw writes them ($.A.b['x|y'].c), or KeyError."""
+    assert path.startswith("$"), path
+    for dot, quoted in re.findall(r"\.([A-Za-z0-9_]+)|\['([^']*)'\]", path[1:]):
+        doc = doc[dot or quoted]
+    return doc
+
+
+def qos_port(sw):
+    """qos.port against the running config: the maps, PFC, queues, PGs and watchdog set in
+    methods(), and every path it gives that the config holds leads to the value."""
+    cfg = sw.rpc("config.get")
+    q = sw.rpc("qos.port", {"port": "Ethernet4"})
+    azure = {3: 3, 4: 4, 8: 0, 46: 5, 48: 6}
+    assert q["port"] == "Ethernet4" and q["dscp_to_tc_map"] == "AZURE", q
+    assert q["dscp_to_tc"] == [azure.get(d, 1) for d in range(64)], q["dscp_to_tc"]
+    assert q["tc_to_queue"] == list(range(8)) and q["tc_to_pg"] == [0, 0, 0, 3, 4, 0, 0, 7]
+    assert q["dot1p_to_tc_map"] is None and q["dot1p_to_tc"] is None
+    assert q["pfc_enable"] == [3] and q["cnp_tc"] == 6, q
+    assert q["mtu"] == 1500 and q["speed"] == 25000, q
+    q3 = q["queues"]["3"]
+    assert q3["wred_profile"] == "DCQCN" and q3["ecn"] and q3["scheduler"] == "default", q3
+    assert q3["profile"] == "egress_lossy_profile" and q3["type"] == "DWRR", q3
+    assert all(q["queues"][str(i)]["wred_profile"] is None and not q["queues"][str(i)]["ecn"]
+               for i in range(8) if i != 3), q["queues"]
+    assert q["pgs"]["3"] == {"profile": "ingress_lossy_profile", "computed": False,
+                             "lossless": False, "headroom": 0, "xon": 0, "size": 0,
+                             "paths": {"profile": "$.BUFFER_PG['Ethernet4|3'].profile"}}, q["pgs"]
+    wd = q["pfcwd"]
+    assert wd["priorities"] == [3] and wd["poll_interval"] == 200, wd
+    assert wd["per_priority"]["3"] == {"enabled": True, "queue": 3, "action": "drop",
+                                       "detection_time": 200, "restoration_time": 400,
+                                       "status": "operational"}, wd
+    assert wd["per_priority"]["4"] == {"enabled": False}, wd
+    paths = q["paths"]
+    assert paths["dscp_to_tc_map"] == "$.DSCP_TO_TC_MAP.AZURE", paths
+    assert paths["tc_to_queue_map"] == "$.TC_TO_QUEUE_MAP.AZURE", paths
+    assert paths["cnp_tc"] == "$.LSW.global.cnp_tc", paths
+    for field, value in (("pfc_enable", "3"), ("pfcwd", "enable"), ("mtu", "1500"),
+                         ("speed", "25000")):
+        assert at_path(cfg, paths[field]) == value, (field, paths[field])
+    assert at_path(cfg, q3["paths"]["wred_profile"]) == "DCQCN", q3["paths"]
+    # Ethernet0: the watchdog with SONiC's defaults, on both lossless priorities.
+    q0 = sw.rpc("qos.port", {"port": "Ethernet0"})
+    assert q0["pfc_enable"] == [3, 4] and q0["pfcwd"]["priorities"] == [3, 4], q0
+    assert q0["pfcwd"]["per_priority"]["4"]["restoration_time"] == 200, q0["pfcwd"]
+    assert q0["paths"]["pfcwd"] == "$.PORT_QOS_MAP.Ethernet0.pfc_watchdog_status", q0["paths"]
+    # lswctl's view of it, per TC.
+    r = subprocess.run([os.path.join(SOURCE, "tools", "lswctl"), "-s", sw.sock, "qos", "show",
+                        "Ethernet4"], capture_output=True, text=True, timeout=30)
+    rows = {line.split()[0]: line.split() for line in r.stdout.splitlines()[3:11]}
+    assert r.returncode == 0 and rows["3"][1:3] == ["3", "yes"], r.stdout
+    assert "DCQCN ECN" in r.stdout and rows["6"][-1] == "yes", r.stdout
+    # A map of its own, bound by a shared PORT_QOS_MAP entry: the answer and its path follow.
+    sw.rpc("config.set", {"config": {
+        "DSCP_TO_TC_MAP": {"LAB": {"26": "3", "48": "6"}},
+        "PORT_QOS_MAP": {"Ethernet0,Ethernet4": {"dscp_to_tc_map": "LAB"}}}})
+    q = sw.rpc("qos.port", {"port": "Ethernet4"})
+    assert q["dscp_to_tc_map"] == "LAB" and q["paths"]["dscp_to_tc_map"] == \
+        "$.DSCP_TO_TC_MAP.LAB", q["paths"]
+    assert q["dscp_to_tc"] == [{26: 3, 48: 6}.get(d, 0) for d in range(64)], q["dscp_to_tc"]
+    assert q["paths"]["pfc_enable"] == "$.PORT_QOS_MAP.Ethernet4.pfc_enable", q["paths"]
+    assert at_path(sw.rpc("config.get"), q["paths"]["dscp_to_tc_map"]) == {"26": "3", "48": "6"}
+    sw.rpc("config.set", {"config": {"DSCP_TO_TC_MAP": None,
+                                     "PORT_QOS_MAP": {"Ethernet0,Ethernet4": None}}})
+    assert sw.rpc("qos.port", {"port": "Ethernet4"})["dscp_to_tc_map"] == "AZURE"
+    expect_error(sw, "qos.port", {"port": "Ethernet99"}, -32602, "$.params.port")
+    expect_error(sw, "qos.port", {}, -32602, "$.params.port")
+    expect_error(sw, "qos.port", None, -32602, "$.params.port")
+    expect_error(sw, "qos.port", {"port": "Ethernet0", "x": 1}, -32602, "$.params.x")
 
 
 def framing(sock):
@@ -391,6 +464,7 @@ def test_rpc_api():
     sw = Lsw(cfg, tmp)
     with sw:
         methods(sw)
+        qos_port(sw)
         framing(sock)
         limits(sw, sock)
         edits(sw, tmp)

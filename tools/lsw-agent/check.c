@@ -69,7 +69,19 @@ agent_switch_before(struct agent_rpc *r, struct agent_host *h, char *err, size_t
 {
 	if (find_port(r, h, err, len) != 0)
 		return NULL;
-	return port_counters(r, h->port, err, len);
+	json_t *out = port_counters(r, h->port, err, len);
+	json_t *d = out ? agent_rpc_call(r, "drops.list", json_pack("{s:i}", "limit", 1), err,
+					 len) : NULL;
+	if (d == NULL) {
+		json_decref(out);
+		return NULL;
+	}
+	/* The newest drop snapshot now: those after it are the ones of the time counted. */
+	json_t *last = json_array_get(json_object_get(d, "snapshots"), 0);
+	json_object_set_new(out, "drops_seq", json_integer(json_integer_value(
+		json_object_get(last, "seq"))));
+	json_decref(d);
+	return out;
 }
 
 static void
@@ -136,19 +148,29 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 	json_t *paths = json_object_get(q, "paths"), *checks = json_array();
 	char p[256];
 
-	/* The host's classes: given, or what its traffic carried. */
-	uint64_t data_dscp = 0, cnp_dscp = 0, pcp = 0;
+	/* The host's classes: given, or what its traffic carried. A host that only receives
+	 * (a responder) is checked with the data it receives: that data's class is the one
+	 * its port's queue marks, and the one its peers must keep lossless. */
+	uint64_t data_dscp = 0, rx_dscp = 0, cnp_dscp = 0, pcp = 0;
 	unsigned int max_frame = 0;
 	for (unsigned int i = 0; i < v->n_flows; i++) {
 		const struct agent_flow_ctr *c = &v->flows[i].c;
-		if (v->flows[i].k.dir != AGENT_TX)
+		if (v->flows[i].k.dir != AGENT_TX) {
+			if (c->data)
+				rx_dscp |= c->dscp_seen;
 			continue;
+		}
 		if (c->data)
 			data_dscp |= c->dscp_seen, pcp |= c->pcp_seen;
 		if (c->cnp)
 			cnp_dscp |= c->dscp_seen;
 		if (c->data && c->packets && c->bytes / c->packets > max_frame)
 			max_frame = (unsigned int)(c->bytes / c->packets);
+	}
+	const char *does = "sends";
+	if (data_dscp == 0 && rx_dscp != 0 && h->dscp < 0) {
+		data_dscp = rx_dscp;
+		does = "receives";
 	}
 	int dscp = h->dscp >= 0 ? h->dscp : first_bit(data_dscp);
 	int cdscp = h->cnp_dscp >= 0 ? h->cnp_dscp : first_bit(cnp_dscp);
@@ -157,17 +179,17 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 	json_t *lossless = json_object_get(q, "pfc_enable");
 
 	if (dscp < 0) {
-		add_check(checks, "data class", false, NULL, "the host sent no RoCE data: give "
-			  "--dscp (and --priority) to check its classes");
+		add_check(checks, "data class", false, NULL, "the host sent and received no RoCE "
+			  "data: give --dscp (and --priority) to check its classes");
 	} else {
 		int tc = int_at(tc_of, dscp);
 		snprintf(p, sizeof(p), "%s.%d", json_string_value(json_object_get(paths,
 							"dscp_to_tc_map")), dscp);
 		add_check(checks, "data lossless", in_list(lossless, tc),
 			  json_string_value(json_object_get(paths, "pfc_enable")),
-			  "the host sends data with DSCP %d; %s maps it to TC %d, which is %s on %s",
-			  dscp, p, tc, in_list(lossless, tc) ? "lossless (PFC on)" : "lossy (no PFC)",
-			  h->port);
+			  "the host %s data with DSCP %d; %s maps it to TC %d, which is %s on %s",
+			  does, dscp, p, tc,
+			  in_list(lossless, tc) ? "lossless (PFC on)" : "lossy (no PFC)", h->port);
 		if (prio >= 0)
 			add_check(checks, "data priority", prio == tc, p,
 				  "the host tags data with priority %d and obeys PFC on it; the switch "
@@ -177,7 +199,13 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 		snprintf(qname, sizeof(qname), "%d", qn);
 		json_t *qc = json_object_get(json_object_get(q, "queues"), qname);
 		bool ecn = json_is_true(json_object_get(qc, "ecn"));
-		snprintf(p, sizeof(p), "$.QUEUE['%s|%d'].wred_profile", h->port, qn);
+		/* The QUEUE entry that binds it (a range key included), as lsw names it. */
+		const char *wp = json_string_value(json_object_get(json_object_get(qc, "paths"),
+								   "wred_profile"));
+		if (wp != NULL)
+			snprintf(p, sizeof(p), "%s", wp);
+		else
+			snprintf(p, sizeof(p), "$.QUEUE['%s|%d'].wred_profile", h->port, qn);
 		add_check(checks, "data ECN", ecn, p, "the host's data goes to queue %d of %s, which "
 			  "%s", qn, h->port, ecn ? "marks ECN" : "has no ECN profile: no CE, so no "
 			  "CNP and no DCQCN");
@@ -195,9 +223,12 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 			bool cnp_ok = ctc != tc && !in_list(lossless, ctc) &&
 				      !json_is_true(json_object_get(json_object_get(
 					      json_object_get(q, "queues"), qname), "ecn"));
+			char from[48] = "";
+			if (cdscp >= 0)
+				snprintf(from, sizeof(from), " (DSCP %d at the host)", cdscp);
 			add_check(checks, "CNP class", cnp_ok,
 				  json_string_value(json_object_get(paths, "cnp_tc")),
-				  "CNPs (DSCP %d at the host) ride TC %d: %s", cdscp, ctc,
+				  "CNPs%s ride TC %d: %s", from, ctc,
 				  cnp_ok ? "apart from data, not paused, not marked" :
 				  ctc == tc ? "behind the data they are about" :
 				  in_list(lossless, ctc) ? "a paused class" : "a marked queue");
@@ -211,6 +242,7 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 		  frame, max_frame ? "seen" : "its interface's MTU", h->port, mtu);
 
 	/* Correlation: what each side counted over the same time. */
+	const json_int_t since = json_integer_value(json_object_get(before, "drops_seq"));
 	json_t *qps = json_object(), *bq = json_object_get(before, "queues"),
 	       *aq = json_object_get(after, "queues");
 	for (unsigned int i = 0; i < v->n_flows; i++) {
@@ -225,7 +257,8 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 			size_t j;
 			json_t *s;
 			json_array_foreach(json_object_get(dl, "snapshots"), j, s) {
-				if (strcmp(json_string_value(json_object_get(s, "kind")), "drop") != 0)
+				if (strcmp(json_string_value(json_object_get(s, "kind")), "drop") != 0 ||
+				    json_integer_value(json_object_get(s, "seq")) <= since)
 					continue;
 				const char *why = json_string_value(json_object_get(s, "reason"));
 				json_object_set_new(reasons, why, json_integer(

@@ -266,13 +266,14 @@ print_table(json_t *doc)
 	if (sw == NULL)
 		return;
 	printf("switch port %s\n", json_string_value(json_object_get(sw, "port")));
-	json_array_foreach(json_object_get(sw, "checks"), i, f)
-		printf("  %-4s %-16s %s%s%s\n", json_is_true(json_object_get(f, "ok")) ? "ok" : "BAD",
+	json_array_foreach(json_object_get(sw, "checks"), i, f) {
+		const char *path = json_string_value(json_object_get(f, "path"));
+		printf("  %-4s %-16s %s%s%s%s\n",
+		       json_is_true(json_object_get(f, "ok")) ? "ok" : "BAD",
 		       json_string_value(json_object_get(f, "name")),
 		       json_string_value(json_object_get(f, "message")),
-		       *json_string_value(json_object_get(f, "path")) ? "  [" : "",
-		       *json_string_value(json_object_get(f, "path")) ?
-			       json_string_value(json_object_get(f, "path")) : "");
+		       *path ? "  [" : "", path, *path ? "]" : "");
+	}
 	const char *k;
 	json_t *q;
 	json_object_foreach(json_object_get(sw, "qps"), k, q) {

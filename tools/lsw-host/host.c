@@ -158,6 +158,7 @@ l2l3(const struct lsw_host *h, uint32_t dip, uint8_t dscp, uint8_t prio, uint16_
 	l->tagged = h->c.priority_tagging;
 	l->pcp = prio;
 	l->sport = sport;
+	l->ttl = 0; /* 64; set here, or a TTL 1 (ttl_one_psn) stays on the caller's stack */
 }
 
 /* A frame of @len bytes goes out at @now: the link is busy for its wire time. */
