@@ -54,8 +54,10 @@ def run(sc, rep, rundir, quick):
     for r in runs:
         tag = "%s N=%d" % (r["mode"], r["n"])
         m = sc["modes"][r["mode"]]
+        # Without PFC a QP whose go-back-N retries run out gives up, as a NIC's does: when
+        # that happens depends on timing, so there it is a rate check.
         rep.check(tag + ": every message completes", r["messages"], r["messages_done"],
-                  r["messages_done"] == r["messages"])
+                  r["messages_done"] == r["messages"], rate=not m["pfc"])
         # The modes meant to be lossless (expect.lossless_modes): with PFC turned off in
         # one (--set), this is the check that fails.
         if r["mode"] in exp["lossless_modes"]:
