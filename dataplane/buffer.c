@@ -5,7 +5,9 @@
  * a lossless PG that is out of headroom drops as HEADROOM_OVERFLOW, a lossy one at its
  * threshold as INGRESS_PG_THRESHOLD. The egress queue has its own reserved and shared
  * threshold; lossless traffic is never dropped there, so that XOFF always comes first
- * (ns3-rdma#11). Both decisions are taken before anything is charged.
+ * (ns3-rdma#11). Both decisions are taken before anything is charged. The thresholds are the
+ * pool's sharing policy's (lsw_buffer_limit); ABM's inputs come from each port's owner
+ * (lsw_buffer_abm_update), read once per run.
  */
 #include <rte_mbuf_dyn.h>
 #include "lsw/buffer.h"
@@ -269,9 +271,10 @@ lsw_buffer_abm_in(struct lsw_buffer_lcore *const *all, uint16_t n, const struct 
 	}
 }
 
-uint64_t
-lsw_buffer_pg_limit(struct lsw_buffer_lcore *const *all, uint16_t n,
-		    const struct lsw_buffer_dp *mc, uint16_t port, uint8_t pg)
+/* The threshold of PG @pg of @port holding @s shared bytes. */
+static inline uint64_t
+pg_limit(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
+	 uint16_t port, uint8_t pg, int64_t s)
 {
 	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
 	struct lsw_abm_in a = {0};
@@ -279,7 +282,14 @@ lsw_buffer_pg_limit(struct lsw_buffer_lcore *const *all, uint16_t n,
 	if (mc->pool[pp->pool].policy == LSW_POLICY_ABM)
 		lsw_buffer_abm_in(all, n, mc, false, port, pg, &a);
 	return lsw_buffer_limit(pp, &mc->pool[pp->pool], lsw_buffer_pool_shared(all, n, pp->pool),
-				lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED), &a);
+				s, &a);
+}
+
+uint64_t
+lsw_buffer_pg_limit(struct lsw_buffer_lcore *const *all, uint16_t n,
+		    const struct lsw_buffer_dp *mc, uint16_t port, uint8_t pg)
+{
+	return pg_limit(all, n, mc, port, pg, lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED));
 }
 
 uint64_t
@@ -370,7 +380,7 @@ lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n, const struct
 	int64_t pgh = LSW_BUFFER_SUM(all, n, pg_held[port][pg]);
 	if (held > (int64_t)mc->pkt_xoff || pgh >= (int64_t)mc->pkt_xoff - held)
 		return true;
-	uint64_t t = lsw_buffer_pg_limit(all, n, mc, port, pg);
+	uint64_t t = pg_limit(all, n, mc, port, pg, s);
 	const struct lsw_pool_dp *pool = &mc->pool[pp->pool];
 	/* hpcc_sim: PAUSE once the PG's shared bytes reach T (switch-mmu.cc CheckShouldPause). */
 	if (pool->policy == LSW_POLICY_HPCC_SIM)
@@ -391,7 +401,7 @@ lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n, const struct 
 	    LSW_BUFFER_SUM(all, n, pg_held[port][pg]) > (int64_t)mc->pkt_xon - held)
 		return false;
 	int64_t s = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED);
-	int64_t t = (int64_t)lsw_buffer_pg_limit(all, n, mc, port, pg);
+	int64_t t = (int64_t)pg_limit(all, n, mc, port, pg, s);
 	/* hpcc_sim: RESUME once no headroom is held and the PG is empty or resume_offset
 	 * below T (switch-mmu.cc CheckShouldResume); the profile's xon is not used. */
 	if (mc->pool[pp->pool].policy == LSW_POLICY_HPCC_SIM)

@@ -89,7 +89,15 @@ def one(sc, rep, tag, frag, seed, rundir, quick):
     msgs = res["messages"]["rows"]  # qpn, seq, size, post_us, fct_us, slowdown
     queues = [qq for port in qs.values() for k, qq in port.items() if isinstance(qq, dict)]
     samples = [v for t, v in rows if t >= 0]
+    # Messages that never completed, by class: a lossless one would mean a lost packet; a
+    # lossy one is go-back-N giving up after retry_cnt (7) timeouts under heavy loss.
+    qps = res["qps"].values() if isinstance(res["qps"], dict) else res["qps"]
+    lossless_hosts = set(hosts[:n // 2])
+    undone = {True: 0, False: 0}
+    for qp in qps:
+        undone[qp["src"] in lossless_hosts] += qp["messages_posted"] - qp["messages_done"]
     out = {"flows": len(msgs), "failed": res["messages_failed"],
+           "failed_lossless": undone[True], "failed_lossy": undone[False],
            "drops": common.total(d), "drop_reasons": d,
            "lossless_drops": sum(qs[p][LOSSLESS_Q]["DROPPED_PACKETS"] for p in qs),
            "lossless_reasons": {p: {r: v for r, v in qs[p][LOSSLESS_Q]["drops"].items() if v}
@@ -163,7 +171,7 @@ def threshold_checks(rep, name, expect, runs, frame):
 def summarise(runs, seeds):
     summary = {"seeds": seeds}
     for key in ("drops", "receiver_drops", "pause_frames", "pause_ms", "peak_bytes",
-                "mean_bytes", "efficiency"):
+                "mean_bytes", "efficiency", "failed_lossy"):
         summary[key] = stats([r[key] for r in runs])
     for bucket, _, _ in BUCKETS:
         for p in ("p50", "p99"):
@@ -185,7 +193,8 @@ def fmt(s, scale=1.0, digits=1):
 
 COLUMNS = [("drops", "drops", 1, 0), ("receiver_drops", "to receiver", 1, 0),
            ("pause_frames", "pauses", 1, 0), ("pause_ms", "pause ms", 1, 1),
-           ("peak_bytes", "peak KB", 1 / 1024, 0), ("mean_bytes", "mean KB", 1 / 1024, 0)] + [
+           ("peak_bytes", "peak KB", 1 / 1024, 0), ("mean_bytes", "mean KB", 1 / 1024, 0),
+           ("failed_lossy", "lossy failed", 1, 0)] + [
     ("%s_%s" % (b, p), "%s %s" % (b, p), 1, 1) for b, _, _ in BUCKETS for p in ("p50", "p99")]
 
 
@@ -205,8 +214,8 @@ def run(sc, rep, rundir, quick):
         runs = [one(sc, rep, name, pol["switch"], s, rundir, quick) for s in seeds]
         results[name] = runs
         threshold_checks(rep, name, pol["expect"], runs, frame)
-        failed = sum(r["failed"] for r in runs)
-        rep.check("%s: every flow completes" % name, 0, failed, failed == 0)
+        failed = sum(r["failed_lossless"] for r in runs)
+        rep.check("%s: every lossless message completes" % name, 0, failed, failed == 0)
         ll = sum(r["lossless_drops"] for r in runs)
         rep.check("%s: no lossless drop (pause before drop)" % name, 0,
                   ll if ll == 0 else [r["lossless_reasons"] for r in runs], ll == 0)
@@ -267,7 +276,7 @@ def run(sc, rep, rundir, quick):
               "p99 slowdown", series,
               "Small flows suffer most where bursts fill the buffer; a policy that keeps room "
               "for bursts (a small alpha, ABM) helps them, one that lets a queue take the "
-              "whole buffer (complete sharing) hurts them.")
+              "whole buffer (complete sharing) hurts them.", log="xy")
     rep.cdf("occupancy_cdf", "Buffer held (sampled every 10 ms)", "bytes",
             {name: [v for r in runs for v in r["occupancy"]] or [0]
              for name, runs in results.items()},

@@ -51,9 +51,14 @@ class Report:
         self.tables.append({"title": title, "header": header, "rows": rows, "about": about})
 
     def lines(self, name, title, xlabel, ylabel, series, about, steps=False, marks=None,
-              ylim=None):
-        """@series: {label: (xs, ys)}; @marks: [(x, label)] drawn as vertical lines."""
+              ylim=None, log=""):
+        """@series: {label: (xs, ys)}; @marks: [(x, label)] drawn as vertical lines; @log:
+        the axes drawn on a log scale ("x", "y", "xy")."""
         fig, ax = plt.subplots(figsize=(8, 4))
+        if "x" in log:
+            ax.set_xscale("log")
+        if "y" in log:
+            ax.set_yscale("log")
         for label, (xs, ys) in series.items():
             if steps:
                 ax.step(xs, ys, where="post", label=label)
