@@ -157,7 +157,8 @@ pg_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t 
 		"XOFF_ROOM_CURR_OCCUPANCY_BYTES", (json_int_t)o[LSW_PART_HEADROOM],
 		"XOFF_ROOM_WATERMARK_BYTES", (json_int_t)wm[LSW_WM_HEADROOM],
 		"profile", sw->cfg->qos.profile[sw->cfg->qos.port[p].pg_profile[pg]].name,
-		"lossless", pr->lossless, "threshold_bytes", (json_int_t)threshold_now(sw, false, p, (uint8_t)pg)));
+		"lossless", pr->lossless,
+		"threshold_bytes", (json_int_t)threshold_now(sw, false, p, (uint8_t)pg)));
 	return r;
 }
 

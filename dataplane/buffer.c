@@ -289,7 +289,9 @@ uint64_t
 lsw_buffer_pg_limit(struct lsw_buffer_lcore *const *all, uint16_t n,
 		    const struct lsw_buffer_dp *mc, uint16_t port, uint8_t pg)
 {
-	return pg_limit(all, n, mc, port, pg, lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED));
+	int64_t s = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED);
+
+	return pg_limit(all, n, mc, port, pg, s);
 }
 
 uint64_t

@@ -247,8 +247,9 @@ test_abm_steady_state(void **state)
 			for (int i = 1; i <= s; i++) {
 				int64_t got = q_total((uint16_t)i, 0);
 				if (fabs((double)got - want) > 2048)
-					fail_msg("S=%d alpha=%g: queue %d holds %lld, want %.0f", s,
-						 alpha, i, (long long)got, want);
+					fail_msg("S=%d alpha=%g: queue %d holds %lld, "
+						 "want %.0f", s, alpha, i, (long long)got,
+						 want);
 			}
 			/* The priority's total does not grow with S. */
 			double total = (double)lsw_buffer_pool_shared(all, 1, 1);
@@ -316,7 +317,8 @@ test_hpcc_t2(void **state)
 				if (at[p])
 					continue;
 				struct lsw_pkt_meta *m = &ms[p][n[p]++];
-				assert_int_equal(admit(m, (uint8_t)p, 3, 31, 3, 1000), LSW_DROP_NONE);
+				assert_int_equal(admit(m, (uint8_t)p, 3, 31, 3, 1000),
+						 LSW_DROP_NONE);
 				/* XOFF is decided at arrival. */
 				if (lsw_buffer_pg_xoff(all, 1, &mc, (uint16_t)p, 3)) {
 					at[p] = lsw_buffer_pg_occ(all, 1, (uint16_t)p, 3,
@@ -365,14 +367,16 @@ test_hpcc_t2(void **state)
 /* The switch most policy tests build: two ports, a lossless PG 3 and 4 on each (reserve
  * 4096, headroom 37 500). */
 static const char *base =
-	"{\"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 8192}, \"buffer\": {\"size\": \"4MB\"}},"
+	"{\"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 8192},"
+	"          \"buffer\": {\"size\": \"4MB\"}},"
 	" \"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {}},"
 	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\"},"
 	"              \"Ethernet4\": {\"devargs\": \"net_null1\"}},"
 	" \"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\", \"size\": \"4MB\"},"
 	"                 \"egress_lossy_pool\": {\"type\": \"egress\", \"size\": \"4MB\"}},"
 	" \"BUFFER_PROFILE\": {"
-	"   \"ingress_lossy_profile\": {\"pool\": \"ingress_lossless_pool\", \"dynamic_th\": \"0\"},"
+	"   \"ingress_lossy_profile\": {\"pool\": \"ingress_lossless_pool\","
+	"                             \"dynamic_th\": \"0\"},"
 	"   \"pg_lossless\": {\"pool\": \"ingress_lossless_pool\", \"dynamic_th\": \"-3\","
 	"                   \"size\": \"41596\", \"xoff\": \"37500\", \"xon\": \"0\"},"
 	"   \"egress_lossy_profile\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"0\"}},"

@@ -237,6 +237,10 @@ def run(sc, rep, rundir, quick):
         cells[cname] = runs
         m = summarise(runs, seeds)
         m["cell"] = runs[0]["cell"]
+        m["drop_reasons"] = [r["drop_reasons"] for r in runs]
+        ll = sum(r["lossless_drops"] for r in runs)
+        rep.check("cells %s: no lossless drop (pause before drop)" % cname, 0,
+                  ll if ll == 0 else [r["lossless_reasons"] for r in runs], ll == 0)
         rep.metrics.setdefault("cells", {})[cname] = m
     if "ai" in cells and len(cells) > 1:
         worst = min(cells, key=lambda c: rep.metrics["cells"][c]["efficiency"]["mean"])
