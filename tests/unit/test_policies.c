@@ -2,6 +2,7 @@
 /*
  * Buffer-sharing policies (BUFFER_POOL.policy; include/lsw/buffer.h): each policy's threshold
  * against its formula, on the model and a fake clock. Closed forms where one exists:
+ *   static            each queue stops at its static_th (0: the pool);
  *   complete_sharing  S saturated queues fill the pool, nothing left free;
  *   partitioned       each queue stops at B / N, whatever the others do;
  *   abm               S saturated queues of one priority, nothing draining, each settle at
@@ -167,6 +168,23 @@ test_partitioned(void **state)
 		assert_int_equal(q_total((uint16_t)i, 0), 64 * 1024);
 	assert_int_equal(admit(&m, 0, 0, 1, 0, 64), LSW_DROP_EGRESS_QUEUE_THRESHOLD);
 	assert_int_equal(lsw_buffer_q_limit(all, 1, &mc, 9, 5), 64 * 1024);
+}
+
+static void
+test_static(void **state)
+{
+	(void)state;
+	/* static_th per queue, whatever the others hold; 0 means the pool's B (SAI). */
+	model(LSW_POLICY_STATIC, 1 * MIB, 0);
+	for (int p = 0; p < LSW_MAX_PORTS; p++)
+		mc.q[p][0] = (struct lsw_prof_dp){.pool = 1, .dynamic = 0,
+						  .static_th = 100 * 1024};
+	mc.q[9][0].static_th = 0;
+	fill(3, 0, 0);
+	for (int i = 1; i <= 3; i++)
+		assert_int_equal(q_total((uint16_t)i, 0), 100 * 1024);
+	assert_int_equal(lsw_buffer_q_limit(all, 1, &mc, 1, 0), 100 * 1024);
+	assert_int_equal(lsw_buffer_q_limit(all, 1, &mc, 9, 0), 1 * MIB);
 }
 
 /* ABM's threshold against its formula: T = alpha (B - Q) / n_p * mu / b. */
@@ -477,6 +495,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_complete_sharing, teardown),
 		cmocka_unit_test_teardown(test_partitioned, teardown),
+		cmocka_unit_test_teardown(test_static, teardown),
 		cmocka_unit_test_teardown(test_abm_formula, teardown),
 		cmocka_unit_test_teardown(test_abm_steady_state, teardown),
 		cmocka_unit_test_teardown(test_abm_two_workers, teardown),
