@@ -12,11 +12,15 @@
 #include "config.h"
 #include "decode.h"
 #include "jsonv.h"
+#include "lsw/buffer.h"
 
 #define MAX_BUFFER (1ull << 40)
 
 const char *const lsw_pool_type_names[] = {"ingress", "egress", NULL};
 const char *const lsw_th_mode_names[] = {"dynamic", "static", NULL};
+/* In the order of enum lsw_pool_policy. */
+const char *const lsw_pool_policy_names[] = {"dt", "static", "complete_sharing", "partitioned",
+					      "abm", "hpcc_sim", NULL};
 
 /* "ai_packet_sizes": the frame sizes the buffer is tuned to. */
 static bool
@@ -82,6 +86,11 @@ static const struct lsw_field buffer_rows[] = {
 	 .dflt = 24},
 	{.name = "shaper_burst_us", .type = LSW_F_UINT, AT(shaper_burst_us), .min = 1,
 	 .max = 100000, .dflt = 10},
+	/* ABM's simulator: updateInterval 30 us, sat 20 x 1400 B (gen-queue-disc.cc). */
+	{.name = "abm_update_us", .type = LSW_F_UINT, AT(abm_update_us), .min = 1,
+	 .max = 1000000, .dflt = 30},
+	{.name = "abm_saturation", .type = LSW_F_SIZE, AT(abm_saturation), .max = 1u << 30,
+	 .dflt = 28000},
 };
 static const struct lsw_fields buffer = LSW_FIELDS(buffer_rows);
 
@@ -141,9 +150,57 @@ static const struct lsw_field pool_rows[] = {
 	{.name = "mode", .type = LSW_F_ENUM, AT(mode), .choices = lsw_th_mode_names},
 	{.name = "size", .type = LSW_F_SIZE, AT(size), .max = MAX_BUFFER},
 	{.name = "xoff", .type = LSW_F_SIZE, AT(xoff), .max = MAX_BUFFER},
+	{.name = "policy", .type = LSW_F_ENUM, AT(policy), .choices = lsw_pool_policy_names},
 };
 #undef AT
 static const struct lsw_fields pool = LSW_FIELDS(pool_rows);
+enum { PL_TYPE, PL_MODE, PL_SIZE, PL_XOFF, PL_POLICY }; /* rows */
+
+/* Policies whose threshold is the profiles' dynamic_th (alpha) or static_th; the others
+ * (complete_sharing, partitioned) take profiles of either mode and use neither. */
+static bool
+policy_needs_mode(uint8_t policy, uint8_t *mode)
+{
+	switch (policy) {
+	case LSW_POLICY_DT:
+	case LSW_POLICY_ABM:
+	case LSW_POLICY_HPCC_SIM:
+		*mode = LSW_TH_DYNAMIC;
+		return true;
+	case LSW_POLICY_STATIC:
+		*mode = LSW_TH_STATIC;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* BUFFER_POOL.<name>.policy and mode: either says the other (dt and static are what mode
+ * dynamic and static always meant); both must agree. */
+static void
+pool_policy(struct lsw_pool_conf *pc, uint64_t seen, const char *p, struct lsw_errs *errs)
+{
+	char pf[LSW_PATH_LEN];
+	uint8_t need;
+
+	if (!(seen >> PL_POLICY & 1)) {
+		pc->policy = pc->mode == LSW_TH_STATIC ? LSW_POLICY_STATIC : LSW_POLICY_DT;
+		return;
+	}
+	if (!policy_needs_mode(pc->policy, &need))
+		return; /* the mode only says which threshold field its profiles carry */
+	if (!(seen >> PL_MODE & 1)) {
+		pc->mode = need;
+		return;
+	}
+	if (pc->mode != need) {
+		lsw_path_key(pf, p, "policy");
+		lsw_errs_add(errs, pf, "policy %s takes %s profiles (%s): the pool's mode is %s",
+			     lsw_pool_policy_names[pc->policy], lsw_th_mode_names[need],
+			     need == LSW_TH_DYNAMIC ? "dynamic_th" : "static_th",
+			     lsw_th_mode_names[pc->mode]);
+	}
+}
 
 /* BUFFER_POOL.<name>: a view of the shared buffer (no size: the whole of it). */
 static void
@@ -158,12 +215,14 @@ parse_pool(const char *name, json_t *o, const char *p, void *ctx, struct lsw_err
 	}
 	struct lsw_pool_conf *pc = &q->pool[q->n_pools];
 	unsigned int before = errs->n;
+	uint64_t seen;
 	memset(pc, 0, sizeof(*pc));
 	lsw_decode_defaults(&pool, pc);
 	pc->size = q->buf.total;
 	snprintf(pc->name, sizeof(pc->name), "%s", name);
-	if (!lsw_decode(o, p, &pool, pc, q, NULL, errs) || errs->n != before)
+	if (!lsw_decode(o, p, &pool, pc, q, &seen, errs) || errs->n != before)
 		return;
+	pool_policy(pc, seen, p, errs);
 	if (pc->size > q->buf.total) {
 		lsw_path_key(pf, p, "size");
 		lsw_errs_add(errs, pf, "%llu bytes is more than the buffer (LSW.buffer.size, "
@@ -266,8 +325,10 @@ parse_profile(const char *name, json_t *o, const char *p, void *ctx, struct lsw_
 	pr->mode = dyn ? LSW_TH_DYNAMIC : LSW_TH_STATIC;
 	check_sizes(pr, pc, seen, p, errs);
 	/* sonic-swss#2438: a profile whose threshold mode differs from its pool's is
-	 * silently mis-programmed there; here it is refused. */
-	if (pr->mode != pc->mode) {
+	 * silently mis-programmed there; here it is refused (unless the pool's policy uses
+	 * neither threshold). */
+	uint8_t need;
+	if (pr->mode != pc->mode && policy_needs_mode(pc->policy, &need)) {
 		lsw_path_key(pf, p, dyn ? "dynamic_th" : "static_th");
 		lsw_errs_add(errs, pf, "pool '%s' is %s: its profiles take %s", pc->name,
 			     lsw_th_mode_names[pc->mode],

@@ -29,10 +29,15 @@ extern const char *const lsw_pool_type_names[];   /* "ingress", "egress" */
 enum lsw_th_mode { LSW_TH_DYNAMIC, LSW_TH_STATIC };
 extern const char *const lsw_th_mode_names[];     /* "dynamic", "static" */
 
+/* BUFFER_POOL.policy: "dt", "static", "complete_sharing", "partitioned", "abm", "hpcc_sim"
+ * (enum lsw_pool_policy, include/lsw/buffer.h). */
+extern const char *const lsw_pool_policy_names[];
+
 struct lsw_pool_conf {
 	char name[LSW_QOS_NAME_LEN];
 	uint8_t type;          /* enum lsw_pool_type */
-	uint8_t mode;          /* enum lsw_th_mode */
+	uint8_t mode;          /* enum lsw_th_mode: which threshold its profiles carry */
+	uint8_t policy;        /* enum lsw_pool_policy */
 	uint64_t size;         /* bytes */
 	uint64_t xoff;         /* shared headroom pool size; 0 = private headroom per PG */
 };
@@ -156,6 +161,8 @@ struct lsw_buffer_conf {
 	int8_t default_dynamic_th;
 	uint32_t shaper_overhead;            /* bytes per frame on the wire besides pkt_len */
 	uint32_t shaper_burst_us;
+	uint32_t abm_update_us;              /* ABM: how often n_p and drain rates are taken */
+	uint64_t abm_saturation;             /* ABM: bytes of a queue counted fully congested */
 };
 
 struct lsw_qos_conf {

@@ -26,12 +26,15 @@ set_u64(json_t *o, const char *name, uint64_t v)
 	json_object_set_new(o, name, json_integer((json_int_t)v));
 }
 
-/* The PG's or queue's current shared threshold, given the summed pool usage. */
+/* The PG's (@queue false) or queue's current shared threshold under its pool's policy, from
+ * the workers' live state (what admission would use now). */
 static uint64_t
-threshold_now(const struct lsw_buffer_dp *mc, const struct lsw_prof_dp *p,
-	      const struct lsw_buffer_lcore *v)
+threshold_now(const struct lsw_switch *sw, bool queue, uint16_t port, uint8_t i)
 {
-	return lsw_buffer_threshold(p, &mc->pool[p->pool], v->use.pool_shared[p->pool]);
+	const struct lsw_snapshot *conf = sw->dp.conf;
+
+	return queue ? lsw_buffer_q_limit(sw->dp.buffer, conf->n_workers, &conf->buffer, port, i) :
+		       lsw_buffer_pg_limit(sw->dp.buffer, conf->n_workers, &conf->buffer, port, i);
 }
 
 static json_t *
@@ -47,9 +50,10 @@ buffer_pools(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	json_t *a = json_array();
 	for (uint16_t i = 0; i < q->n_pools; i++) {
 		const struct lsw_pool_conf *p = &q->pool[i];
-		json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			"name", p->name, "type", lsw_pool_type_names[p->type],
-			"mode", lsw_th_mode_names[p->mode], "size", (json_int_t)p->size,
+			"mode", lsw_th_mode_names[p->mode],
+			"policy", lsw_pool_policy_names[p->policy], "size", (json_int_t)p->size,
 			"shared_size", (json_int_t)mc->pool[i].shared, "xoff", (json_int_t)p->xoff,
 			"CURR_OCCUPANCY_BYTES", (json_int_t)v->use.pool_used[i],
 			"SHARED_CURR_OCCUPANCY_BYTES", (json_int_t)v->use.pool_shared[i],
@@ -153,14 +157,14 @@ pg_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t 
 		"XOFF_ROOM_CURR_OCCUPANCY_BYTES", (json_int_t)o[LSW_PART_HEADROOM],
 		"XOFF_ROOM_WATERMARK_BYTES", (json_int_t)wm[LSW_WM_HEADROOM],
 		"profile", sw->cfg->qos.profile[sw->cfg->qos.port[p].pg_profile[pg]].name,
-		"lossless", pr->lossless, "threshold_bytes", (json_int_t)threshold_now(mc, pr, v)));
+		"lossless", pr->lossless,
+		"threshold_bytes", (json_int_t)threshold_now(sw, false, p, (uint8_t)pg)));
 	return r;
 }
 
 static json_t *
 queue_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16_t p, int q)
 {
-	const struct lsw_buffer_dp *mc = &sw->dp.conf->buffer;
 	const struct lsw_qos_conf *qc = &sw->cfg->qos;
 	const int64_t *o = v->use.q_occ[p][q];
 	const uint64_t *wm = v->wm.q[p][q], *dr = v->ctr.q_drop_reason[p][q];
@@ -194,8 +198,18 @@ queue_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16
 		"profile", qc->profile[qc->port[p].q_profile[q]].name,
 		"scheduler", sc->name, "type", lsw_sched_type_names[sc->type],
 		"weight", sc->weight, "threshold_bytes",
-		(json_int_t)threshold_now(mc, &mc->q[p][q], v),
+		(json_int_t)threshold_now(sw, true, p, (uint8_t)q),
 		"wred_profile", wr == LSW_NONE ? NULL : qc->ecn[wr].name));
+	/* ABM's inputs, as admission reads them now (fractions). */
+	const struct lsw_snapshot *conf = sw->dp.conf;
+	if (conf->buffer.pool[conf->buffer.q[p][q].pool].policy == LSW_POLICY_ABM) {
+		struct lsw_abm_in a;
+		lsw_buffer_abm_in(sw->dp.buffer, conf->n_workers, &conf->buffer, true, p,
+				  (uint8_t)q, &a);
+		json_object_set_new(r, "abm", json_pack("{s:f, s:f}",
+			"n_p", RTE_MAX(a.np, LSW_ABM_ONE) / (double)LSW_ABM_ONE,
+			"drain", a.drain / (double)LSW_ABM_ONE));
+	}
 	return r;
 }
 

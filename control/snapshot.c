@@ -28,6 +28,10 @@ build_buffer(const struct lsw_config *c, struct lsw_buffer_dp *m)
 {
 	const struct lsw_qos_conf *q = &c->qos;
 	uint64_t taken[LSW_MAX_POOLS] = {0};
+	/* hpcc_sim's count: one reserve and one headroom per port (switch-mmu.cc total_rsrv,
+	 * total_hdrm), the largest of the port's PGs (queues) in the pool. */
+	uint64_t taken_port[LSW_MAX_POOLS] = {0};
+	uint32_t members[LSW_MAX_POOLS] = {0}; /* PGs and queues charged to each pool */
 
 	m->cell = q->buf.cell;
 	m->cell_inv = lsw_buffer_cell_inv(m->cell);
@@ -39,6 +43,7 @@ build_buffer(const struct lsw_config *c, struct lsw_buffer_dp *m)
 	m->n_pools = q->n_pools;
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos_conf *pq = &q->port[p];
+		uint64_t rsrv_max[LSW_MAX_POOLS] = {0}, hdrm_max[LSW_MAX_POOLS] = {0};
 		for (int i = 0; i < 8; i++) {
 			build_prof(q, pq->pg_profile[i], &m->pg[p][i]);
 			build_prof(q, pq->q_profile[i], &m->q[p][i]);
@@ -46,7 +51,15 @@ build_buffer(const struct lsw_config *c, struct lsw_buffer_dp *m)
 			bool private_hdrm = q->pool[g->pool].xoff == 0;
 			taken[g->pool] += g->reserved + (private_hdrm ? g->xoff : 0);
 			taken[e->pool] += e->reserved;
+			members[g->pool]++;
+			members[e->pool]++;
+			rsrv_max[g->pool] = RTE_MAX(rsrv_max[g->pool], g->reserved);
+			rsrv_max[e->pool] = RTE_MAX(rsrv_max[e->pool], e->reserved);
+			if (private_hdrm)
+				hdrm_max[g->pool] = RTE_MAX(hdrm_max[g->pool], g->xoff);
 		}
+		for (int k = 0; k < LSW_MAX_POOLS; k++)
+			taken_port[k] += rsrv_max[k] + hdrm_max[k];
 		memcpy(m->dscp_tc[p], q->map[LSW_MAP_DSCP_TO_TC][pq->map[LSW_MAP_DSCP_TO_TC]].v, 64);
 		m->use_dot1p[p] = pq->map[LSW_MAP_DOT1P_TO_TC] != LSW_NONE;
 		if (m->use_dot1p[p])
@@ -55,13 +68,22 @@ build_buffer(const struct lsw_config *c, struct lsw_buffer_dp *m)
 		memcpy(m->tc_pg[p], q->map[LSW_MAP_TC_TO_PG][pq->map[LSW_MAP_TC_TO_PG]].v, 8);
 		memcpy(m->tc_q[p], q->map[LSW_MAP_TC_TO_QUEUE][pq->map[LSW_MAP_TC_TO_QUEUE]].v, 8);
 	}
+	m->abm_sat = (uint32_t)q->buf.abm_saturation;
+	m->abm_update_ns = (uint64_t)q->buf.abm_update_us * 1000;
+	m->abm_pools = 0;
 	for (uint16_t i = 0; i < q->n_pools; i++) {
 		const struct lsw_pool_conf *pc = &q->pool[i];
-		uint64_t used = taken[i] + pc->xoff; /* validation keeps this below the size */
+		/* validation keeps this below the size */
+		uint64_t used = (pc->policy == LSW_POLICY_HPCC_SIM ? taken_port[i] : taken[i]) +
+				pc->xoff;
+		uint64_t shared = used < pc->size ? pc->size - used : 0;
 		m->pool[i] = (struct lsw_pool_dp){
-			.size = pc->size, .shared = used < pc->size ? pc->size - used : 0,
-			.hdrm_shared = pc->xoff, .type = pc->type,
+			.size = pc->size, .shared = shared, .hdrm_shared = pc->xoff,
+			.part_share = members[i] ? shared / members[i] : shared,
+			.type = pc->type, .policy = pc->policy,
 		};
+		if (pc->policy == LSW_POLICY_ABM)
+			m->abm_pools |= (uint8_t)(1u << i);
 	}
 }
 
@@ -167,6 +189,8 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		build_sched(sw, i, &d->sched[i], d->ecn[i]);
 	}
 	build_buffer(c, &d->buffer);
+	for (uint16_t i = 0; i < c->n_ports; i++)
+		d->buffer.owner[i] = (uint8_t)d->port[i].owner; /* ABM reads drain rates there */
 	lsw_timeline_snapshot(sw, &d->timeline);
 	lsw_capture_build(sw, d);
 	if (lsw_ecmp_build(sw, d) != 0) {

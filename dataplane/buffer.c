@@ -5,7 +5,9 @@
  * a lossless PG that is out of headroom drops as HEADROOM_OVERFLOW, a lossy one at its
  * threshold as INGRESS_PG_THRESHOLD. The egress queue has its own reserved and shared
  * threshold; lossless traffic is never dropped there, so that XOFF always comes first
- * (ns3-rdma#11). Both decisions are taken before anything is charged.
+ * (ns3-rdma#11). Both decisions are taken before anything is charged. The thresholds are the
+ * pool's sharing policy's (lsw_buffer_limit); ABM's inputs come from each port's owner
+ * (lsw_buffer_abm_update), read once per run.
  */
 #include <rte_mbuf_dyn.h>
 #include "lsw/buffer.h"
@@ -97,6 +99,18 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 	uint16_t admitted = 0, drops[LSW_QDROP_WRED_DROP] = {0};
 	int64_t in_thr_at = -1, eg_thr_at = -1; /* pool usage the thresholds were taken at */
 	uint32_t last_len = UINT32_MAX, same = 0; /* runs of equal sizes share one update */
+	/* ABM's n_p and drain rate: read once for the run, as the simulator takes them once
+	 * per update interval. */
+	struct lsw_abm_in in_abm = {0}, eg_abm = {0};
+	/* hpcc_sim: "egress admission always passes" (switch-mmu.cc CheckEgressAdmission). */
+	const bool eg_check = epool->policy != LSW_POLICY_HPCC_SIM;
+
+	if (unlikely(mc->abm_pools)) {
+		if (ipool->policy == LSW_POLICY_ABM)
+			lsw_buffer_abm_in(all, n, mc, false, ip, pg, &in_abm);
+		if (epool->policy == LSW_POLICY_ABM)
+			lsw_buffer_abm_in(all, n, mc, true, op, q, &eg_abm);
+	}
 
 	for (uint16_t i = 0; i < k; i++) {
 		const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
@@ -111,7 +125,7 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 			in_part = LSW_PART_RESERVED;
 		} else {
 			if (in_thr_at != ips0 + ds) {
-				in_thr = lsw_buffer_threshold(pp, ipool, ips0 + ds);
+				in_thr = lsw_buffer_limit(pp, ipool, ips0 + ds, s0 + ds, &in_abm);
 				in_thr_at = ips0 + ds;
 			}
 			if (s0 + ds + c <= (int64_t)in_thr &&
@@ -130,9 +144,10 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 			eg_part = LSW_PART_RESERVED;
 		} else {
 			eg_part = LSW_PART_SHARED;
-			if (d == LSW_DROP_NONE && !pp->lossless) {
+			if (d == LSW_DROP_NONE && !pp->lossless && eg_check) {
 				if (eg_thr_at != eps0 + des) {
-					eg_thr = lsw_buffer_threshold(qp, epool, eps0 + des);
+					eg_thr = lsw_buffer_limit(qp, epool, eps0 + des, es0 + des,
+								  &eg_abm);
 					eg_thr_at = eps0 + des;
 				}
 				if (es0 + des + c > (int64_t)eg_thr ||
@@ -238,6 +253,114 @@ lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
 	wm(&mine->wm.pool[epool], pool_used(all, n, epool));
 }
 
+void
+lsw_buffer_abm_in(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
+		  bool queue, uint16_t port, uint8_t idx, struct lsw_abm_in *a)
+{
+	const struct lsw_prof_dp *p = queue ? &mc->q[port][idx] : &mc->pg[port][idx];
+	int64_t np = LSW_BUFFER_SUM(all, n, abm_sat[p->pool][idx]);
+
+	a->np = np <= 0 ? 0 : np >= UINT32_MAX ? UINT32_MAX : (uint32_t)np;
+	a->drain = LSW_ABM_ONE;
+	/* A PG has no drain rate of its own: mu / b = 1. A queue not measured yet: 1, as
+	 * ABM's simulator starts (DeqRate = 1). */
+	if (queue) {
+		uint32_t d = lsw_load_relaxed(&all[mc->owner[port]]->abm.drain[port][idx]);
+		if (d != 0)
+			a->drain = d;
+	}
+}
+
+/* The threshold of PG @pg of @port holding @s shared bytes. */
+static inline uint64_t
+pg_limit(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
+	 uint16_t port, uint8_t pg, int64_t s)
+{
+	const struct lsw_prof_dp *pp = &mc->pg[port][pg];
+	struct lsw_abm_in a = {0};
+
+	if (mc->pool[pp->pool].policy == LSW_POLICY_ABM)
+		lsw_buffer_abm_in(all, n, mc, false, port, pg, &a);
+	return lsw_buffer_limit(pp, &mc->pool[pp->pool], lsw_buffer_pool_shared(all, n, pp->pool),
+				s, &a);
+}
+
+uint64_t
+lsw_buffer_pg_limit(struct lsw_buffer_lcore *const *all, uint16_t n,
+		    const struct lsw_buffer_dp *mc, uint16_t port, uint8_t pg)
+{
+	int64_t s = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED);
+
+	return pg_limit(all, n, mc, port, pg, s);
+}
+
+uint64_t
+lsw_buffer_q_limit(struct lsw_buffer_lcore *const *all, uint16_t n,
+		   const struct lsw_buffer_dp *mc, uint16_t port, uint8_t q)
+{
+	const struct lsw_prof_dp *qp = &mc->q[port][q];
+	struct lsw_abm_in a = {0};
+
+	if (mc->pool[qp->pool].policy == LSW_POLICY_HPCC_SIM)
+		return (uint64_t)INT64_MAX; /* egress admission always passes */
+	if (mc->pool[qp->pool].policy == LSW_POLICY_ABM)
+		lsw_buffer_abm_in(all, n, mc, true, port, q, &a);
+	return lsw_buffer_limit(qp, &mc->pool[qp->pool], lsw_buffer_pool_shared(all, n, qp->pool),
+				lsw_buffer_q_occ(all, n, port, q, 1), &a);
+}
+
+/* A fraction @num / @den in LSW_ABM_ONE units, at most 1. */
+static inline uint32_t
+abm_frac(unsigned __int128 num, unsigned __int128 den)
+{
+	if (den == 0 || num >= den)
+		return LSW_ABM_ONE;
+	return (uint32_t)((num << 16) / den);
+}
+
+void
+lsw_buffer_abm_update(struct lsw_buffer_lcore *const *all, uint16_t n,
+		      struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+		      uint16_t port, uint64_t rate_bps, uint64_t now, uint64_t hz)
+{
+	struct lsw_buffer_abm *a = &mine->abm;
+	const uint64_t dt = now - a->at[port];
+
+	if (mc->abm_pools == 0 ||
+	    (unsigned __int128)dt * 1000000000u < (unsigned __int128)mc->abm_update_ns * hz)
+		return;
+	a->at[port] = now;
+	for (uint8_t i = 0; i < LSW_NUM_QUEUES; i++) {
+		const struct lsw_prof_dp *qp = &mc->q[port][i], *pp = &mc->pg[port][i];
+		if (mc->pool[qp->pool].policy == LSW_POLICY_ABM) {
+			/* Drain rate: what the queue sent over what the port could have. ABM's
+			 * simulator takes a queue under 1/8 of the port (its fair share of 8
+			 * queues), idle ones included, or over it, as 1 (UpdateDequeueRate). */
+			uint64_t tx = mine->ctr.q_tx_bytes[port][i];
+			uint64_t sent = tx - a->tx[port][i];
+			a->tx[port][i] = tx;
+			uint32_t mu = abm_frac((unsigned __int128)sent * 8 * hz,
+					       (unsigned __int128)rate_bps * dt);
+			if (mu < LSW_ABM_ONE / LSW_NUM_QUEUES)
+				mu = LSW_ABM_ONE;
+			lsw_store_relaxed(&a->drain[port][i], mu);
+			int64_t occ = lsw_buffer_q_occ(all, n, port, i, 0) +
+				      lsw_buffer_q_occ(all, n, port, i, 1);
+			uint32_t sat = abm_frac(occ > 0 ? (uint64_t)occ : 0, mc->abm_sat);
+			mine->use.abm_sat[qp->pool][i] += (int64_t)sat - a->q_sat[port][i];
+			a->q_sat[port][i] = sat;
+		}
+		if (mc->pool[pp->pool].policy == LSW_POLICY_ABM) {
+			int64_t occ = lsw_buffer_pg_occ(all, n, port, i, LSW_PART_RESERVED) +
+				      lsw_buffer_pg_occ(all, n, port, i, LSW_PART_SHARED) +
+				      lsw_buffer_pg_occ(all, n, port, i, LSW_PART_HEADROOM);
+			uint32_t sat = abm_frac(occ > 0 ? (uint64_t)occ : 0, mc->abm_sat);
+			mine->use.abm_sat[pp->pool][i] += (int64_t)sat - a->pg_sat[port][i];
+			a->pg_sat[port][i] = sat;
+		}
+	}
+}
+
 bool
 lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n, const struct lsw_buffer_dp *mc,
 		   uint16_t port, uint8_t pg)
@@ -259,8 +382,11 @@ lsw_buffer_pg_xoff(struct lsw_buffer_lcore *const *all, uint16_t n, const struct
 	int64_t pgh = LSW_BUFFER_SUM(all, n, pg_held[port][pg]);
 	if (held > (int64_t)mc->pkt_xoff || pgh >= (int64_t)mc->pkt_xoff - held)
 		return true;
-	uint64_t t = lsw_buffer_threshold(pp, &mc->pool[pp->pool],
-					  lsw_buffer_pool_shared(all, n, pp->pool));
+	uint64_t t = pg_limit(all, n, mc, port, pg, s);
+	const struct lsw_pool_dp *pool = &mc->pool[pp->pool];
+	/* hpcc_sim: PAUSE once the PG's shared bytes reach T (switch-mmu.cc CheckShouldPause). */
+	if (pool->policy == LSW_POLICY_HPCC_SIM)
+		return s >= (int64_t)t;
 	/* Within one cell of the threshold the next frame goes to headroom. */
 	return s + (int64_t)mc->cell > (int64_t)t;
 }
@@ -277,8 +403,11 @@ lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n, const struct 
 	    LSW_BUFFER_SUM(all, n, pg_held[port][pg]) > (int64_t)mc->pkt_xon - held)
 		return false;
 	int64_t s = lsw_buffer_pg_occ(all, n, port, pg, LSW_PART_SHARED);
-	int64_t t = (int64_t)lsw_buffer_threshold(pp, &mc->pool[pp->pool],
-						  lsw_buffer_pool_shared(all, n, pp->pool));
+	int64_t t = (int64_t)pg_limit(all, n, mc, port, pg, s);
+	/* hpcc_sim: RESUME once no headroom is held and the PG is empty or resume_offset
+	 * below T (switch-mmu.cc CheckShouldResume); the profile's xon is not used. */
+	if (mc->pool[pp->pool].policy == LSW_POLICY_HPCC_SIM)
+		return s == 0 || s + LSW_HPCC_RESUME_OFFSET <= t;
 	int64_t lim = t - (int64_t)pp->xon_offset;
 	/* SAI: resume at max(xon, limit - xon_offset) of PG usage beyond its reserve. */
 	if (lim < (int64_t)pp->xon)

@@ -149,6 +149,12 @@ lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_
 		lsw_neigh_poll(w, conf, now);
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 		uint16_t port = conf->owned[w->idx][i];
+		/* ABM's n_p and drain rates come from each port's owner, before its PGs'
+		 * pause decisions use them. */
+		if (unlikely(conf->buffer.abm_pools))
+			lsw_buffer_abm_update(w->dp->buffer, conf->n_workers, w->buffer,
+					      &conf->buffer, port, conf->sched[port].rate_bps, now,
+					      w->dp->tsc_hz);
 		lsw_pfc_poll(w, conf, port, now);
 		lsw_ecmp_poll(w, conf, port, now);
 		for (int r = 0; r < TX_ROUNDS; r++) {

@@ -26,6 +26,28 @@
 
 enum lsw_buffer_part { LSW_PART_RESERVED, LSW_PART_SHARED, LSW_PART_HEADROOM, LSW_PARTS };
 
+/*
+ * How a pool shares its buffer among its PGs (queues): BUFFER_POOL.policy (README, "Buffer
+ * sharing policies"; reference/labs.md 3). Every policy only decides the threshold T a PG's
+ * (queue's) shared bytes are held under: charging, release, headroom and PFC are the same
+ * code for all of them, so that what was charged is released exactly whatever the policy
+ * was when a packet came in, and a lossless PG pauses at T before it can drop.
+ */
+enum lsw_pool_policy {
+	LSW_POLICY_DT,               /* T = alpha * (B - Q): Choudhury & Hahne */
+	LSW_POLICY_STATIC,           /* T = the profile's static_th */
+	LSW_POLICY_COMPLETE_SHARING, /* no per-queue limit: T = own + (B - Q) */
+	LSW_POLICY_PARTITIONED,      /* T = B / N, N the PGs (queues) charged to the pool */
+	LSW_POLICY_ABM,              /* T = alpha * (B - Q) / n_p * mu / b: Addanki et al. */
+	LSW_POLICY_HPCC_SIM,         /* the HPCC simulator's switch-mmu.cc (buffers.md 1.2) */
+	LSW_POLICIES
+};
+
+/* HPCC's resume_offset: a paused PG resumes once it is this far below T. */
+#define LSW_HPCC_RESUME_OFFSET 3072
+/* ABM's fractions (saturation, drain rate) in fixed point: 1.0 = 1 << 16. */
+#define LSW_ABM_ONE (1u << 16)
+
 /* What admission needs of a profile, per (port, PG) or (port, queue); in the snapshot. */
 struct lsw_prof_dp {
 	uint64_t reserved;   /* guaranteed bytes */
@@ -41,9 +63,13 @@ struct lsw_prof_dp {
 
 struct lsw_pool_dp {
 	uint64_t size;
-	uint64_t shared;      /* size minus reserves and headroom: what thresholds divide */
+	/* size minus reserves and headroom: what thresholds divide. hpcc_sim counts one
+	 * reserve and one headroom per port, as the simulator's total_rsrv and total_hdrm. */
+	uint64_t shared;
 	uint64_t hdrm_shared; /* BUFFER_POOL.xoff: headroom shared by the pool's PGs */
+	uint64_t part_share;  /* partitioned: shared / the PGs (queues) charged to the pool */
 	uint8_t type;         /* enum lsw_pool_type */
+	uint8_t policy;       /* enum lsw_pool_policy */
 };
 
 struct lsw_buffer_dp {
@@ -56,6 +82,10 @@ struct lsw_buffer_dp {
 	uint32_t cell;
 	uint64_t cell_inv;    /* ceil(2^32 / cell): cells = len * cell_inv >> 32, no division */
 	uint16_t n_pools;
+	uint8_t abm_pools;    /* bit i: pool i runs ABM (its owners keep n_p and mu) */
+	uint32_t abm_sat;     /* ABM: a queue of this many bytes counts as one congested */
+	uint64_t abm_update_ns; /* ABM: n_p and drain rates are taken this often */
+	uint8_t owner[LSW_MAX_PORTS]; /* the worker that owns each port (its drain rates) */
 	struct lsw_pool_dp pool[LSW_MAX_POOLS];
 	struct lsw_prof_dp pg[LSW_MAX_PORTS][LSW_NUM_PG];
 	struct lsw_prof_dp q[LSW_MAX_PORTS][LSW_NUM_QUEUES];
@@ -178,6 +208,11 @@ struct lsw_buffer_use {
 	int64_t pool_used[LSW_MAX_POOLS];
 	int64_t pkts_held;                                 /* packets (mbufs) admitted */
 	int64_t pg_held[LSW_MAX_PORTS][LSW_NUM_PG];        /* the same per (port, PG) */
+	/* ABM's n_p, per pool and priority (PG or queue index), LSW_ABM_ONE per congested
+	 * PG (queue): the sum of each one's saturation min(1, bytes / abm_sat), which the
+	 * owner of its port adds as deltas (lsw_buffer_abm_update), as ABM's simulator does
+	 * (shared-memory.cc setSaturated). */
+	int64_t abm_sat[LSW_MAX_POOLS][LSW_NUM_QUEUES];
 };
 
 /* Watermarks of the summed occupancy, as this worker computed it at admission: the
@@ -210,11 +245,26 @@ struct lsw_buffer_ctr {
 	uint64_t len_hist[LSW_MAX_FRAME + 1];
 };
 
+/* ABM's per-port state, kept by the port's owner worker (lsw_buffer_abm_update) in its own
+ * struct lsw_buffer_lcore; not summed. */
+struct lsw_buffer_abm {
+	/* Each queue's drain rate over the last update, normalised to the port's rate, in
+	 * LSW_ABM_ONE units. Owner: rw; every admitting worker: ro (relaxed loads). */
+	uint32_t drain[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	/* The rest is the owner's alone: what it last added to use.abm_sat for each queue
+	 * and PG, the tx bytes and the time of the last update. */
+	uint32_t q_sat[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint32_t pg_sat[LSW_MAX_PORTS][LSW_NUM_PG];
+	uint64_t tx[LSW_MAX_PORTS][LSW_NUM_QUEUES];
+	uint64_t at[LSW_MAX_PORTS];
+};
+
 struct lsw_buffer_lcore {
 	struct lsw_buffer_use use;
 	struct lsw_buffer_wm wm;
 	uint64_t wm_gen;                                   /* last clear request honoured */
 	struct lsw_buffer_ctr ctr;
+	struct lsw_buffer_abm abm;
 } __rte_cache_aligned;
 
 
@@ -236,6 +286,43 @@ lsw_buffer_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool
 	if (p->shift >= 62 || free_b > ((uint64_t)INT64_MAX >> p->shift))
 		return (uint64_t)INT64_MAX;
 	return free_b << p->shift;
+}
+
+/* ABM's inputs for one PG or queue, in LSW_ABM_ONE units: n_p (congested PGs or queues of
+ * its priority in its pool) and mu / b (its drain rate over its port's; 1 for a PG). */
+struct lsw_abm_in {
+	uint32_t np;
+	uint32_t drain;
+};
+
+/*
+ * The threshold of the pool's policy for a PG (queue) of profile @p holding @own shared
+ * bytes while the pool's hold @shared_used: admission keeps it under this, and a lossless
+ * PG pauses there. @abm: ABM's inputs (read for ABM pools only).
+ */
+static inline uint64_t
+lsw_buffer_limit(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool,
+		 int64_t shared_used, int64_t own, const struct lsw_abm_in *abm)
+{
+	uint64_t free_b = shared_used >= (int64_t)pool->shared ? 0 :
+			  pool->shared - (uint64_t)shared_used;
+
+	switch (pool->policy) {
+	case LSW_POLICY_COMPLETE_SHARING:
+		/* What it holds and all that is free: only the pool's size binds. */
+		return (own > 0 ? (uint64_t)own : 0) + free_b;
+	case LSW_POLICY_PARTITIONED:
+		return pool->part_share;
+	case LSW_POLICY_ABM: {
+		/* alpha * (B - Q), saturated as DT's, then / n_p * mu / b; n_p is at least 1
+		 * (ABM's GetNofP), so T never exceeds DT's. */
+		uint64_t t = lsw_buffer_threshold(p, pool, shared_used);
+		uint32_t np = abm->np > LSW_ABM_ONE ? abm->np : LSW_ABM_ONE;
+		return (uint64_t)((unsigned __int128)t * abm->drain / np);
+	}
+	default: /* dt, static, hpcc_sim: the profile's own threshold */
+		return lsw_buffer_threshold(p, pool, shared_used);
+	}
 }
 
 static inline uint64_t
@@ -366,6 +453,25 @@ lsw_buffer_release_acc(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp
 	a->pkts++;
 }
 
+
+/* ABM's inputs for PG (@queue false) or queue @idx of @port (lsw_buffer_limit). */
+void lsw_buffer_abm_in(struct lsw_buffer_lcore *const *all, uint16_t n,
+		       const struct lsw_buffer_dp *mc, bool queue, uint16_t port, uint8_t idx,
+		       struct lsw_abm_in *a);
+/* The threshold of PG @pg (queue @q) of @port now, under its pool's policy. */
+uint64_t lsw_buffer_pg_limit(struct lsw_buffer_lcore *const *all, uint16_t n,
+			     const struct lsw_buffer_dp *mc, uint16_t port, uint8_t pg);
+uint64_t lsw_buffer_q_limit(struct lsw_buffer_lcore *const *all, uint16_t n,
+			    const struct lsw_buffer_dp *mc, uint16_t port, uint8_t q);
+/*
+ * ABM's measurements for @port, by its owner worker (@mine) once per loop: every
+ * mc->abm_update_ns (at @now, in ticks of @hz), each queue's drain rate over the interval
+ * (its tx bytes over what @rate_bps carries), and the saturation of each of its queues and
+ * PGs of an ABM pool, added to n_p as a delta. Returns at once when no pool runs ABM.
+ */
+void lsw_buffer_abm_update(struct lsw_buffer_lcore *const *all, uint16_t n,
+			   struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+			   uint16_t port, uint64_t rate_bps, uint64_t now, uint64_t hz);
 
 /* For PFC: should (port, PG) be paused (it holds headroom or reached its threshold), and
  * may a paused one resume (no headroom, usage at or below max(xon, T - xon_offset))? */

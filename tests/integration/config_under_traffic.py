@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Hitless reconfiguration: while packets flow from a net_tap port to three net_null
-uplinks, config.set, route.add, route.del and neighbor.add change buffer thresholds, ECMP
+uplinks, config.set, route.add, route.del and neighbor.add change buffer thresholds and
+sharing policies, ECMP
 modes and thresholds, routes (single next hop, ECMP groups of two and three members, a
 blackhole) and a neighbor's MAC, again and again. Then every packet sent is accounted for:
 forwarded by an uplink, or dropped as the config said (blackhole), and nothing else; and the
@@ -60,6 +61,8 @@ def changes():
     """One change after another, forever: (method, params)."""
     ecmp_modes = ["flowlet_quality", "packet_quality", "flowlet_random", "hash_qp",
                   "packet_random", "fixed", "hash"]
+    # Sharing policies that take the dynamic_th profiles below (static needs static_th).
+    policies = ["dt", "abm", "complete_sharing", "hpcc_sim", "partitioned"]
     routes = [{"nexthop": "10.0.2.1"}, {"nexthop": "10.0.1.1,10.0.2.1,10.0.3.1"},
               {"blackhole": True}, {"nexthop": ["10.0.3.1", "10.0.1.1"]},
               {"nexthop": "10.0.1.1"}]
@@ -72,7 +75,10 @@ def changes():
         yield "route.add", r
         yield "config.set", {"config": {
             "BUFFER_PROFILE": {"egress_lossy_profile": {"dynamic_th": str(i % 4)}},
-            "BUFFER_POOL": {"egress_lossy_pool": {"size": "%dMB" % (4 + i % 4)}},
+            "BUFFER_POOL": {"egress_lossy_pool": {"size": "%dMB" % (4 + i % 4),
+                                                  "policy": policies[i % len(policies)]},
+                            "ingress_lossless_pool": {
+                                "policy": policies[(i + 2) % len(policies)]}},
             "SCHEDULER": {"scheduler.0": {"weight": str(1 + i % 50)}}}}
         nh = "10.0.1.1,10.0.2.1,10.0.3.1" if i % 2 else "10.0.2.1,10.0.3.1"
         yield "route.add", {"prefix": "10.100.0.0/16", "nexthop": nh, "replace": True}
@@ -146,6 +152,10 @@ def test_config_under_traffic():
                    what="mbufs_free back to %d" % free0)
         q = sw.rpc("queue.stats")["ports"]
         assert all(q[p][k]["CURR_OCCUPANCY_BYTES"] == 0 for p in q for k in q[p])
+        # ... and every byte charged, whatever policy admitted it, was released.
+        pools = sw.rpc("buffer.pools")
+        assert all(p["CURR_OCCUPANCY_BYTES"] == 0 and p["SHARED_CURR_OCCUPANCY_BYTES"] == 0
+                   for p in pools), pools
         log = sw.read_log()
         assert log.count("configuration changed at run time") >= n - n // 5, n
 

@@ -22,6 +22,7 @@ class Report:
     def __init__(self, outdir, scenario, quick):
         self.dir, self.scenario, self.quick = outdir, scenario, quick
         self.checks, self.metrics, self.plots, self.notes, self.csvs = [], {}, [], [], []
+        self.tables = []
         self.commands = []
 
     # --- checks and metrics ---------------------------------------------------------------
@@ -48,10 +49,20 @@ class Report:
         self.csvs.append(name + ".csv")
         return path
 
+    def table(self, name, title, header, rows, about):
+        """A table shown in index.html (and kept as NAME.csv); cells as they should read."""
+        self.csv(name, header, rows)
+        self.tables.append({"title": title, "header": header, "rows": rows, "about": about})
+
     def lines(self, name, title, xlabel, ylabel, series, about, steps=False, marks=None,
-              ylim=None):
-        """@series: {label: (xs, ys)}; @marks: [(x, label)] drawn as vertical lines."""
+              ylim=None, log=""):
+        """@series: {label: (xs, ys)}; @marks: [(x, label)] drawn as vertical lines; @log:
+        the axes drawn on a log scale ("x", "y", "xy")."""
         fig, ax = plt.subplots(figsize=(8, 4))
+        if "x" in log:
+            ax.set_xscale("log")
+        if "y" in log:
+            ax.set_yscale("log")
         for label, (xs, ys) in series.items():
             if steps:
                 ax.step(xs, ys, where="post", label=label)
@@ -178,6 +189,12 @@ class Report:
                 e(p["file"]), e(p["title"]), e(p["title"]), e(p["about"]))
             for p in self.plots)
         notes = "".join("<p>%s</p>" % e(n) for n in self.notes)
+        tables = "".join(
+            "<h2>%s</h2><p>%s</p><table><tr>%s</tr>%s</table>" % (
+                e(t["title"]), e(t["about"]), "".join("<th>%s</th>" % e(h) for h in t["header"]),
+                "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % e(str(c)) for c in r)
+                        for r in t["rows"]))
+            for t in self.tables)
         files = " ".join("<a href='%s'>%s</a>" % (e(f), e(f)) for f in
                          ["results.json", "commands.sh", "scenario.json"] + self.csvs)
         page = """<!DOCTYPE html>
@@ -190,12 +207,12 @@ figure{margin:1.5em 0}figcaption{margin-top:.4em}</style></head>
 %(about)s%(notes)s
 <h2>Checks against theory</h2>
 <table><tr><th>check</th><th>expected</th><th>measured</th><th></th></tr>%(rows)s</table>
-<h2>Plots</h2>%(plots)s
+%(tables)s<h2>Plots</h2>%(plots)s
 <h2>Files</h2><p>%(files)s</p></body></html>
 """ % {"title": e(doc["title"] or doc["scenario"]), "name": e(doc["scenario"]),
        "quick": " (quick run)" if self.quick else "",
        "verdict": "every check passed" if doc["pass"] else "a check failed",
        "about": "<p>%s</p>" % e(self.scenario.get("about", "")), "notes": notes,
-       "rows": rows, "plots": plots, "files": files}
+       "rows": rows, "tables": tables, "plots": plots, "files": files}
         with open(os.path.join(self.dir, "index.html"), "w") as f:
             f.write(page)
