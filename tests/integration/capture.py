@@ -22,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 from lswtest import (SOURCE, Lsw, RpcError, base_config, port_total, roce_pcap,  # noqa: E402
                      run_test, tmpdir, wait_until)
+from pfc_frames import pfc_config  # noqa: E402
 
 from scapy.all import (ARP, ICMP, IP, IPv6, UDP, Dot1Q, Ether, Raw, PcapWriter,  # noqa: E402
                        rdpcap, wrpcap)
@@ -171,7 +172,7 @@ def test_capture_replay():
         assert [tel["sessions"]["%d_state" % i] for i in range(4)] == ["running"] * 4, tel
         assert tel["sessions"]["2_filter"] == "udp port 4791", tel
         restart(sw, "Ethernet0", 9000)
-        stats = wait_until(replayed(2), what="the second replay")
+        wait_until(replayed(2), what="the second replay")
         t1 = time.time_ns()
         final = {k: sw.rpc("capture.stop", {"id": i}) for k, i in ids.items()}
         for k, s in final.items():
@@ -270,22 +271,7 @@ def test_capture_pfc():
     tmp = tmpdir("lsw-capture-pfc-")
     pcap = roce_pcap(os.path.join(tmp, "in.pcap"), 1024, frames, "10.9.0.0/16", dscp=3)
     out = os.path.join(tmp, "out0.pcap")
-    cfg = base_config(tmp, {
-        "Ethernet0": ("net_pcap0,rx_pcap=%s,tx_pcap=%s" % (pcap, out), "10.0.0.0/31", None),
-        "Ethernet4": ("net_null0,no-rx=1", "10.0.1.0/31", {"speed": "10"})})
-    cfg["LSW_PORT"]["Ethernet0"]["pfc_quanta"] = quanta
-    cfg["STATIC_ROUTE"] = {"10.9.0.0/16": {"nexthop": "10.0.1.1"}}
-    cfg["NEIGH"] = {"Ethernet4|10.0.1.1": {"neigh": "02:00:00:00:04:01"}}
-    cfg["BUFFER_POOL"] = {
-        "ingress_lossless_pool": {"type": "ingress", "mode": "static"},
-        "egress_lossless_pool": {"type": "egress", "mode": "static"}}
-    cfg["BUFFER_PROFILE"] = {
-        "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "static_th": "1MB"},
-        "pg_lossless": {"pool": "ingress_lossless_pool", "size": "128KB", "xoff": "128KB",
-                        "static_th": "16KB"},
-        "egress_lossy_profile": {"pool": "egress_lossless_pool", "static_th": "4MB"}}
-    cfg["BUFFER_PG"] = {"Ethernet0|3": {"profile": "pg_lossless"}}
-    cfg["PORT_QOS_MAP"] = {"Ethernet0,Ethernet4": {"pfc_enable": "3,4"}}
+    cfg = pfc_config(tmp, pcap, out, quanta)
     cap = os.path.join(tmp, "pfc.pcapng")
 
     sw = Lsw(cfg, tmp)

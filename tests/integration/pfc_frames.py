@@ -17,19 +17,17 @@ FRAMES = 100
 SIZE = 1024
 
 
-def test_pfc_frames():
-    tmp = tmpdir("lsw-pfc-")
-    pcap = os.path.join(tmp, "in.pcap")
-    roce_pcap(pcap, SIZE, FRAMES, "10.9.0.0/16", dscp=3)
-    out = os.path.join(tmp, "out0.pcap")
+def pfc_config(tmp, pcap, out, quanta):
+    """A replay of @pcap into Ethernet0 (output pcap @out), routed to Ethernet4 shaped to
+    10 Mb/s: PG 3 of Ethernet0 is lossless with @quanta, 16 KB of shared buffer, then 128
+    KB of headroom (the pcap sender does not obey pauses: the headroom takes the rest of
+    its burst). Also capture.py's."""
     cfg = base_config(tmp, {
         "Ethernet0": ("net_pcap0,rx_pcap=%s,tx_pcap=%s" % (pcap, out), "10.0.0.0/31", None),
         "Ethernet4": ("net_null0,no-rx=1", "10.0.1.0/31", {"speed": "10"})})
-    cfg["LSW_PORT"]["Ethernet0"]["pfc_quanta"] = QUANTA
+    cfg["LSW_PORT"]["Ethernet0"]["pfc_quanta"] = quanta
     cfg["STATIC_ROUTE"] = {"10.9.0.0/16": {"nexthop": "10.0.1.1"}}
     cfg["NEIGH"] = {"Ethernet4|10.0.1.1": {"neigh": "02:00:00:00:04:01"}}
-    # PG 3 of Ethernet0: 16 KB of shared buffer, then 128 KB of headroom (the pcap sender
-    # does not obey pauses: the headroom takes the rest of its burst).
     cfg["BUFFER_POOL"] = {
         "ingress_lossless_pool": {"type": "ingress", "mode": "static"},
         "egress_lossless_pool": {"type": "egress", "mode": "static"}}
@@ -40,6 +38,15 @@ def test_pfc_frames():
         "egress_lossy_profile": {"pool": "egress_lossless_pool", "static_th": "4MB"}}
     cfg["BUFFER_PG"] = {"Ethernet0|3": {"profile": "pg_lossless"}}
     cfg["PORT_QOS_MAP"] = {"Ethernet0,Ethernet4": {"pfc_enable": "3,4"}}
+    return cfg
+
+
+def test_pfc_frames():
+    tmp = tmpdir("lsw-pfc-")
+    pcap = os.path.join(tmp, "in.pcap")
+    roce_pcap(pcap, SIZE, FRAMES, "10.9.0.0/16", dscp=3)
+    out = os.path.join(tmp, "out0.pcap")
+    cfg = pfc_config(tmp, pcap, out, QUANTA)
 
     sw = Lsw(cfg, tmp)
     with sw:
