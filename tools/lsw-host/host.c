@@ -1174,7 +1174,8 @@ post_cmp(const void *a, const void *b)
 void
 lsw_hosts_sort_posts(struct lsw_hosts *e)
 {
-	qsort(e->post, e->n_posts, sizeof(*e->post), post_cmp);
+	if (e->n_posts > 1) /* e->post is NULL with none: qsort's argument is nonnull */
+		qsort(e->post, e->n_posts, sizeof(*e->post), post_cmp);
 }
 
 static uint32_t
