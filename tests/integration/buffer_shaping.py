@@ -51,9 +51,11 @@ def test_buffer_shaping():
         shared = sw.rpc("buffer.pools")[1]["shared_size"]
         assert shared == MIB, shared
         # T1 with S = 1, alpha = 1: the queue settles at B/2 (to a frame's charge). Read
-        # while it runs, it may just have sent the frames its shaper allowed (two at most).
+        # while it runs, it may just have sent the frames its shaper allowed (two at most);
+        # with several workers the refill comes a loop later, through a handoff ring each.
         occ = q["CURR_OCCUPANCY_BYTES"]
-        assert MIB / 2 - 3 * CHARGE <= occ <= MIB / 2 + over, occ
+        under = (2 + len(test_workers())) * CHARGE
+        assert MIB / 2 - under <= occ <= MIB / 2 + over, occ
         assert q["SHARED_CURR_OCCUPANCY_BYTES"] == occ
         # Bytes come from the MMU, packets from the owner's FIFO, read a moment apart; with
         # several workers, frames another worker admitted wait in its handoff ring before
