@@ -8,8 +8,13 @@ until its workload is done, and returns the host results with lsw's counters rea
 import json
 import os
 import subprocess
+import sys
 
-from lswtest import BUILD, Lsw, base_config
+from lswtest import BUILD, SOURCE, Lsw, base_config
+
+# The figures a lab reads from lsw-host's results, as the labs compute them (one copy).
+sys.path.insert(0, os.path.join(SOURCE, "tools"))
+from lswlab.common import jain, rates_last_half  # noqa: E402,F401  (host_incast's)
 
 LSW_HOST = os.path.join(BUILD, "tools", "lsw-host")
 
@@ -76,26 +81,6 @@ def switch_drops(sw):
 
 def pfc(sw, port, prio=3):
     return sw.rpc("pfc.stats", {"port": port})["ports"][port]["priorities"][str(prio)]
-
-
-def jain(xs):
-    xs = [x for x in xs]
-    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else 0.0
-
-
-def rates_last_half(res):
-    """Each QP's mean sent rate (bits/s) over the last half of the time any QP sent."""
-    rows = res["samples"]["rows"]
-    sending = [r for r in rows if r[3] > 0]
-    if not sending:
-        return {}
-    t0, t1 = min(r[0] for r in sending), max(r[0] for r in sending)
-    mid = (t0 + t1) / 2
-    by = {}
-    for t, qpn, _rate, tx, _alpha in rows:
-        if mid <= t <= t1:
-            by.setdefault(qpn, []).append(tx)
-    return {q: sum(v) / len(v) for q, v in by.items()}
 
 
 def start(sw_cfg, tmp, name="s"):
