@@ -43,6 +43,27 @@ parse_l4(const uint8_t *pkt, uint32_t off, uint32_t avail, struct lsw_pkt_info *
 	return LSW_DROP_NONE;
 }
 
+/* The one's complement sum of an IPv4 header, 32 bits at a time: DPDK 22.11's rte_raw_cksum
+ * adds 16 bits a step and was 6% of the full path's time at 64 B (perf). RFC 1071: the
+ * folded sum of 32-bit words is the sum of the 16-bit ones, and a correct header sums to
+ * 0xffff in either byte order. Nonzero sums never fold to 0. */
+static inline uint16_t
+ipv4_hdr_sum(const uint8_t *h, uint32_t ihl)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < ihl; i += 4) {
+		uint32_t v;
+		memcpy(&v, h + i, sizeof(v));
+		sum += v;
+	}
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
 static enum lsw_drop
 parse_ipv4(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
 {
@@ -64,7 +85,7 @@ parse_ipv4(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
 	if (tlen > avail)
 		return LSW_DROP_IPV4_TRUNCATED;
 	/* A header with a correct checksum sums to 0xffff. */
-	if (rte_raw_cksum(ip, ihl) != 0xffff)
+	if (ipv4_hdr_sum((const uint8_t *)ip, ihl) != 0xffff)
 		return LSW_DROP_IPV4_BAD_CHECKSUM;
 	pi->l3_len = (uint16_t)tlen;
 	pi->l4_proto = ip->next_proto_id;
