@@ -282,7 +282,6 @@ teardown(struct lsw_switch *sw)
 	}
 	rte_free(dp->qsv);
 	rte_free(sw->buffer_base);
-	lsw_stats_views_free(sw);
 	rte_free(dp->ctr);
 	rte_free(sw->workers);
 	rte_mempool_free(dp->pool);

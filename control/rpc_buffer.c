@@ -10,10 +10,10 @@
 #include "switch.h"
 
 
-static const struct lsw_buffer_lcore *
+static struct lsw_buffer_lcore *
 buffer_view(struct lsw_switch *sw, struct lsw_rpc_error *e)
 {
-	const struct lsw_buffer_lcore *v = lsw_stats_buffer_view(sw, false);
+	struct lsw_buffer_lcore *v = lsw_stats_buffer(sw, false);
 
 	if (v == NULL)
 		lsw_rpc_nomem(e);
@@ -44,7 +44,7 @@ buffer_pools(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	const struct lsw_buffer_dp *mc = &sw->dp.conf->buffer;
 
 	RTE_SET_USED(args);
-	const struct lsw_buffer_lcore *v = buffer_view(sw, e);
+	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
 	json_t *a = json_array();
@@ -64,6 +64,7 @@ buffer_pools(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 #undef POOL_CTR
 		json_array_append_new(a, o);
 	}
+	free(v);
 	return a;
 }
 
@@ -217,7 +218,7 @@ static json_t *
 per_port(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e, bool pg)
 {
 	const int port = ((const struct lsw_rpc_port_args *)args)->port;
-	const struct lsw_buffer_lcore *v = buffer_view(sw, e);
+	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
 	json_t *ports = json_object();
@@ -232,6 +233,7 @@ per_port(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e, bool 
 		}
 		json_object_set_new(ports, sw->cfg->port[p].name, o);
 	}
+	free(v);
 	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
 }
 
@@ -318,7 +320,7 @@ buffer_histogram(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *
 	const double given = ((const struct histogram_args *)args)->target;
 	const double target = given > 0 ? given : 0.95;
 
-	const struct lsw_buffer_lcore *v = buffer_view(sw, e);
+	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
 	json_t *tcs = json_object();
@@ -355,6 +357,7 @@ buffer_histogram(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *
 	json_t *ai = json_array();
 	for (unsigned int i = 0; i < sw->cfg->qos.buf.n_ai_sizes; i++)
 		json_array_append_new(ai, json_integer(sw->cfg->qos.buf.ai_sizes[i]));
+	free(v);
 	return json_pack("{s:i, s:o, s:I, s:f, s:o, s:f, s:o, s:o}",
 		"cell", sw->dp.conf->buffer.cell, "ai_packet_sizes", ai,
 		"packets", (json_int_t)seen,
@@ -378,7 +381,7 @@ buffer_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	const struct lsw_buffer_conf *b = &sw->cfg->qos.buf;
 
 	RTE_SET_USED(args);
-	const struct lsw_buffer_lcore *v = buffer_view(sw, e);
+	struct lsw_buffer_lcore *v = buffer_view(sw, e);
 	if (v == NULL)
 		return NULL;
 	uint64_t bytes = 0, charged = 0, pkts = 0, drops = 0;
@@ -403,6 +406,7 @@ buffer_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		"charged_bytes", (json_int_t)charged, "dropped_packets", (json_int_t)drops,
 		"efficiency", charged ? (double)bytes / (double)charged : 1.0,
 		"timestamp_ns", (json_int_t)lsw_now_ns());
+	free(v);
 	json_object_set_new(r, "pools", buffer_pools(sw, NULL, e));
 	return r;
 }

@@ -115,7 +115,7 @@ static json_t *
 drops_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
 	const struct filter f = *(const struct filter *)args;
-	const struct lsw_lcore_counters *sum;
+	struct lsw_lcore_counters *sum;
 	uint64_t seq;
 
 	lsw_dropsnap_poll(sw);
@@ -127,13 +127,14 @@ drops_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	/* The newest @limit of those that match. */
 	while (f.limit != 0 && json_array_size(list) > f.limit)
 		json_array_remove(list, 0);
-	if ((sum = lsw_stats_view(sw, NULL)) == NULL) {
+	if ((sum = lsw_stats_counters(sw, false)) == NULL) {
 		json_decref(list);
 		return lsw_rpc_nomem(e);
 	}
 	json_t *r = json_pack("{s:i, s:b, s:I, s:o}", "capacity", (int)sw->dropsnaps.cap,
 			      "marks", sw->cfg->g.mark_snapshots, "missed",
 			      (json_int_t)sum->event[LSW_EV_SNAPSHOT_MISSED], "snapshots", list);
+	free(sum);
 	return r;
 }
 

@@ -62,7 +62,7 @@ pfc_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
 	const int port = ((const struct lsw_rpc_port_args *)args)->port;
 
-	const struct lsw_lcore_counters *sum = lsw_stats_view(sw, NULL);
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, false);
 	if (sum == NULL)
 		return lsw_rpc_nomem(e);
 	uint64_t now = rte_rdtsc();
@@ -71,6 +71,7 @@ pfc_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		if (port < 0 || p == port)
 			json_object_set_new(ports, sw->cfg->port[p].name,
 					    pfc_port_json(sw, sum, p, now));
+	free(sum);
 	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
 }
 
@@ -90,7 +91,7 @@ pfcwd_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	const struct lsw_config *c = sw->cfg;
 
 	/* Raw: storm counters are differences since the storm began. */
-	const struct lsw_buffer_lcore *v = lsw_stats_buffer_view(sw, true);
+	struct lsw_buffer_lcore *v = lsw_stats_buffer(sw, true);
 	if (v == NULL)
 		return lsw_rpc_nomem(e);
 	json_t *ports = json_object();
@@ -136,6 +137,7 @@ pfcwd_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 			"detection_time", wp->detection_ms, "restoration_time", wp->restoration_ms,
 			"start_default", wp->defaulted, "queues", queues));
 	}
+	free(v);
 	return json_pack("{s:i, s:b, s:o}", "poll_interval", c->qos.wd.poll_ms,
 			 "big_red_switch", c->qos.wd.big_red_switch, "ports", ports);
 }

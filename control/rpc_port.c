@@ -79,8 +79,7 @@ static json_t *
 port_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
 	const int port = ((const struct lsw_rpc_port_args *)args)->port;
-	uint64_t ns;
-	const struct lsw_lcore_counters *sum = lsw_stats_view(sw, &ns);
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, false);
 
 	if (sum == NULL)
 		return lsw_rpc_nomem(e);
@@ -89,8 +88,8 @@ port_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		if (port < 0 || p == port)
 			json_object_set_new(ports, sw->cfg->port[p].name,
 					    port_stats_json(sw, p, sum));
-	/* The time of the counters, so that two answers give exact rates. */
-	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)ns, "ports", ports);
+	free(sum);
+	return json_pack("{s:I, s:o}", "timestamp_ns", (json_int_t)lsw_now_ns(), "ports", ports);
 }
 
 static const struct lsw_rpc_method m_port_stats = {

@@ -11,7 +11,7 @@
 static json_t *
 switch_info(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	const struct lsw_lcore_counters *sum = lsw_stats_view(sw, NULL);
+	struct lsw_lcore_counters *sum = lsw_stats_counters(sw, false);
 
 	RTE_SET_USED(args);
 	if (sum == NULL)
@@ -48,6 +48,7 @@ switch_info(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	for (int i = 0; i < LSW_EV_MAX; i++)
 		json_object_set_new(events, lsw_event_name(i),
 				    json_integer((json_int_t)sum->event[i]));
+	free(sum);
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:f, s:i, s:o, s:i, s:b, s:i, s:i, s:o, s:o}",
 		"version", LSW_VERSION, "dpdk", rte_version(), "hostname", sw->cfg->hostname,
 		"pid", (int)getpid(), "config", sw->config_path,

@@ -145,65 +145,12 @@ lsw_stats_counters(const struct lsw_switch *sw, bool raw)
 	return out;
 }
 
-/* Monitoring polls the RPC methods as fast as the server answers (tools/bench-rpc: 39 000
- * switch.info a second). Each sum reads every counter line a worker writes, and the worker
- * then misses on its next count of each: at that rate the worker lost 8% of its forwarding.
- * A view younger than this is answered again instead; 1 ms is far below any polling
- * interval (SONiC's counters: 1 s), and stats.clear makes the views stale. */
-#define LSW_STATS_VIEW_US 1000
-
-static bool
-view_fresh(uint64_t tsc)
-{
-	return tsc != 0 &&
-	       rte_get_tsc_cycles() - tsc < rte_get_tsc_hz() / 1000000 * LSW_STATS_VIEW_US;
-}
-
-const struct lsw_lcore_counters *
-lsw_stats_view(struct lsw_switch *sw, uint64_t *ns)
-{
-	if (!view_fresh(sw->view_tsc)) {
-		if (sw->view == NULL &&
-		    (sw->view = aligned_alloc(__alignof__(*sw->view), sizeof(*sw->view))) == NULL)
-			return NULL;
-		lsw_stats_sum(sw, sw->view);
-		sw->view_tsc = rte_get_tsc_cycles();
-		sw->view_ns = lsw_now_ns();
-	}
-	if (ns != NULL)
-		*ns = sw->view_ns;
-	return sw->view;
-}
-
-const struct lsw_buffer_lcore *
-lsw_stats_buffer_view(struct lsw_switch *sw, bool raw)
-{
-	if (!view_fresh(sw->bview_tsc[raw])) {
-		free(sw->bview[raw]);
-		sw->bview[raw] = lsw_stats_buffer(sw, raw);
-		sw->bview_tsc[raw] = sw->bview[raw] != NULL ? rte_get_tsc_cycles() : 0;
-	}
-	return sw->bview[raw];
-}
-
-void
-lsw_stats_views_free(struct lsw_switch *sw)
-{
-	free(sw->view);
-	free(sw->bview[0]);
-	free(sw->bview[1]);
-	sw->view = NULL;
-	sw->bview[0] = sw->bview[1] = NULL;
-	sw->view_tsc = sw->bview_tsc[0] = sw->bview_tsc[1] = 0;
-}
-
 /* Clear one port (@port >= 0) or everything (-1, events included). */
 void
 lsw_stats_clear(struct lsw_switch *sw, int port)
 {
 	struct lsw_lcore_counters now; /* a clear allocates nothing, so it cannot fail */
 
-	sw->view_tsc = sw->bview_tsc[0] = sw->bview_tsc[1] = 0;
 	sum_raw(sw, &now);
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
 		if (port >= 0 && p != port)

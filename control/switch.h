@@ -100,12 +100,6 @@ struct lsw_switch {
 	struct lsw_lcore_counters base; /* counters at the last stats.clear */
 	struct rte_eth_stats pmd_base[LSW_MAX_PORTS];
 	struct lsw_buffer_lcore *buffer_base; /* MMU counters at the last stats.clear */
-	/* The RPC methods' views of the counters, reused while younger than
-	 * LSW_STATS_VIEW_US (stats.c); cp only. */
-	struct lsw_lcore_counters *view;
-	struct lsw_buffer_lcore *bview[2];  /* [raw] */
-	uint64_t view_tsc, bview_tsc[2];    /* when taken, 0: stale */
-	uint64_t view_ns;                   /* lsw_now_ns() when view was taken */
 	bool suspended[LSW_MAX_PORTS];  /* port being reconfigured (see ports.c) */
 	uint8_t wd_ignore_pause[LSW_MAX_PORTS]; /* PFC watchdog actions in force, per queue */
 	uint8_t wd_drop[LSW_MAX_PORTS];
@@ -168,12 +162,6 @@ struct lsw_lcore_counters *lsw_stats_counters(const struct lsw_switch *sw, bool 
 /* The buffer the same way: occupancy and counters summed, watermarks the largest any
  * worker saw. */
 struct lsw_buffer_lcore *lsw_stats_buffer(const struct lsw_switch *sw, bool raw);
-/* For the RPC methods: lsw_stats_counters(sw, false) and lsw_stats_buffer(sw, @raw) as
- * taken at most LSW_STATS_VIEW_US ago (the switch owns them; NULL when out of memory), and
- * when they were taken (lsw_now_ns() then). */
-const struct lsw_lcore_counters *lsw_stats_view(struct lsw_switch *sw, uint64_t *ns);
-const struct lsw_buffer_lcore *lsw_stats_buffer_view(struct lsw_switch *sw, bool raw);
-void lsw_stats_views_free(struct lsw_switch *sw);
 /* lsw_stats_counters(sw, false) into @out, a view the caller has. */
 void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *out);
 void lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *st);
