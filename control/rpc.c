@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <rte_cycles.h>
 #include "jsonv.h"
 #include "rpc.h"
 #include "switch.h"
@@ -107,67 +106,6 @@ static const struct lsw_field port_rows[] = {
 };
 const struct lsw_fields lsw_rpc_port_params = LSW_FIELDS(port_rows);
 
-/* Monitoring polls the counter methods as fast as the server answers (tools/bench-rpc:
- * 48 000 switch.info a second). Every answer read the lines the worker writes (counters,
- * its mempool cache, its PMD queues' statistics), and the worker then missed on each: it
- * lost 3.5% of its forwarding (7% with stats.get in the mix). So an answer of a cached
- * method is reused for 1 ms, far below any polling interval (SONiC's counters: 1 s); any
- * other method (stats.clear, config.set, ...) may change what they show and drops them. */
-#define LSW_RPC_CACHE_US 1000
-#define LSW_RPC_CACHE_N  16
-
-static struct {
-	const struct lsw_rpc_method *m;
-	char *params;      /* json_dumps of the params, sorted, or "" */
-	json_t *result;
-	uint64_t tsc;
-} cache[LSW_RPC_CACHE_N]; /* the main lcore's only */
-static unsigned int cache_next;
-
-static void
-cache_drop(void)
-{
-	for (unsigned int i = 0; i < LSW_RPC_CACHE_N; i++) {
-		free(cache[i].params);
-		json_decref(cache[i].result);
-		cache[i].m = NULL;
-		cache[i].params = NULL;
-		cache[i].result = NULL;
-	}
-}
-
-static json_t *
-cached_call(struct lsw_switch *sw, const struct lsw_rpc_method *m, const void *args,
-	    json_t *params, struct lsw_rpc_error *e)
-{
-	char *key = params != NULL ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) :
-				     strdup("");
-	const uint64_t now = rte_get_tsc_cycles(), age = rte_get_tsc_hz() / 1000000 *
-							  LSW_RPC_CACHE_US;
-
-	if (key == NULL)
-		return m->fn(sw, args, e);
-	for (unsigned int i = 0; i < LSW_RPC_CACHE_N; i++)
-		if (cache[i].m == m && now - cache[i].tsc < age &&
-		    strcmp(cache[i].params, key) == 0) {
-			free(key);
-			return json_deep_copy(cache[i].result);
-		}
-	json_t *r = m->fn(sw, args, e);
-	if (r == NULL) {
-		free(key);
-		return NULL;
-	}
-	unsigned int i = cache_next++ % LSW_RPC_CACHE_N;
-	free(cache[i].params);
-	json_decref(cache[i].result);
-	cache[i].m = m;
-	cache[i].params = key;
-	cache[i].result = json_deep_copy(r);
-	cache[i].tsc = now;
-	return r;
-}
-
 json_t *
 lsw_rpc_call(struct lsw_switch *sw, const struct lsw_rpc_method *m, json_t *params,
 	     struct lsw_rpc_error *e)
@@ -182,9 +120,6 @@ lsw_rpc_call(struct lsw_switch *sw, const struct lsw_rpc_method *m, json_t *para
 	if (!lsw_decode(params, "$.params", rows, args, sw, NULL, &e->errs) ||
 	    e->errs.n != 0)
 		return lsw_rpc_invalid(e);
-	if (m->cached)
-		return cached_call(sw, m, args, params, e);
-	cache_drop();
 	return m->fn(sw, args, e);
 }
 

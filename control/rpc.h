@@ -36,9 +36,6 @@ struct lsw_rpc_method {
 	const struct lsw_fields *params;
 	size_t args_size;
 	lsw_rpc_fn fn;          /* returns the result, or NULL with @e set */
-	/* Only reads counters: an answer to the same params is reused for LSW_RPC_CACHE_US,
-	 * unless a method that is not cached ran since (rpc.c). */
-	bool cached;
 };
 
 #define LSW_RPC_ARGS_MAX 4096   /* the largest args struct a method may have */

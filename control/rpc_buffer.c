@@ -251,7 +251,6 @@ queue_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 
 static const struct lsw_rpc_method m_pg_stats = {
 	.name = "pg.stats",
-	.cached = true,
 	.summary = "Ingress priority groups: SAI counters, occupancy, headroom, watermarks",
 	.params = &lsw_rpc_port_params,
 	.args_size = sizeof(struct lsw_rpc_port_args),
@@ -261,7 +260,6 @@ LSW_RPC_REGISTER(m_pg_stats)
 
 static const struct lsw_rpc_method m_queue_stats = {
 	.name = "queue.stats",
-	.cached = true,
 	.summary = "Egress queues: SAI counters, occupancy, watermarks, drops by reason",
 	.params = &lsw_rpc_port_params,
 	.args_size = sizeof(struct lsw_rpc_port_args),
@@ -415,7 +413,6 @@ buffer_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 
 static const struct lsw_rpc_method m_buffer_stats = {
 	.name = "buffer.stats",
-	.cached = true,
 	.summary = "Buffer summary: size, cell, admitted and charged bytes, efficiency, pools",
 	.fn = buffer_stats,
 };

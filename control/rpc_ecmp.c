@@ -190,7 +190,6 @@ ecmp_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 
 static const struct lsw_rpc_method m_ecmp_stats = {
 	.name = "ecmp.stats",
-	.cached = true,
 	.summary = "Per group member: packets, bytes, quality, load, queue, PFC pause, flowlets, "
 		   "reassignments",
 	.params = &group_params,

@@ -77,7 +77,6 @@ pfc_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 
 static const struct lsw_rpc_method m_pfc_stats = {
 	.name = "pfc.stats",
-	.cached = true,
 	.summary = "PFC per port and priority: frames sent and received, pause durations",
 	.params = &lsw_rpc_port_params,
 	.args_size = sizeof(struct lsw_rpc_port_args),
@@ -145,7 +144,6 @@ pfcwd_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 
 static const struct lsw_rpc_method m_pfcwd_stats = {
 	.name = "pfcwd.stats",
-	.cached = true,
 	.summary = "PFC watchdog per watched queue: status, storms, packets and drops",
 	.params = &lsw_rpc_port_params,
 	.args_size = sizeof(struct lsw_rpc_port_args),

@@ -94,7 +94,6 @@ port_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 
 static const struct lsw_rpc_method m_port_stats = {
 	.name = "port.stats",
-	.cached = true,
 	.summary = "Per-port counters (SAI names), drops by reason and the PMD's own counters",
 	.params = &lsw_rpc_port_params,
 	.args_size = sizeof(struct lsw_rpc_port_args),

@@ -62,7 +62,6 @@ switch_info(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 
 static const struct lsw_rpc_method m_switch_info = {
 	.name = "switch.info",
-	.cached = true,
 	.summary = "Version, uptime, lcores and their ports, events, RPC transport counters",
 	.fn = switch_info,
 };
@@ -121,7 +120,6 @@ stats_get(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 
 static const struct lsw_rpc_method m_stats_get = {
 	.name = "stats.get",
-	.cached = true,
 	.summary = "Every counter of the switch in one document, with a monotonic timestamp",
 	.fn = stats_get,
 };
