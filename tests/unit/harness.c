@@ -67,6 +67,10 @@ t_switch_new(const char *json)
 	sw->fibc = lsw_fibctl_create(NULL, name);
 	assert_non_null(sw->fibc);
 	assert_int_equal(lsw_fibctl_load(sw->fibc, sw->cfg), 0);
+	sw->fib6c = lsw_fib6ctl_create(NULL, name, 0);
+	assert_non_null(sw->fib6c);
+	assert_int_equal(lsw_fib6ctl_update(sw->fib6c, sw->cfg, 0), 0);
+	sw->dp.fib6 = sw->fib6c->fib;
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
 		sw->port[p].port_id = p;
 		sw->port[p].mac = sw->cfg->port[p].mac;
@@ -149,6 +153,7 @@ t_switch_free(struct t_switch *t)
 			rte_pktmbuf_free(m);
 	}
 	lsw_neigh_drop_held(&t->w);
+	lsw_ndp_drop_held(&t->w);
 	lsw_capture_free(sw);
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 		if (sw->dp.sched[p] != NULL)
@@ -160,6 +165,7 @@ t_switch_free(struct t_switch *t)
 	sw->dp.conf = t->conf;
 	lsw_ecmp_free(sw);
 	lsw_fibctl_destroy(sw->fibc);
+	lsw_fib6ctl_destroy(sw->fib6c);
 	rte_free(sw->dp.ecmp_sig);
 	rte_ring_free(sw->dp.neigh_ring);
 	lsw_timeline_free(sw);

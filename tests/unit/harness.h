@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include "lsw/dataplane.h"
 #include "fibctl.h"
+#include "fib6ctl.h"
 #include "switch.h"
 
 #define T_HZ UINT64_C(1000000000) /* fake TSC: one tick per nanosecond */
