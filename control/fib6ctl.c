@@ -46,7 +46,9 @@ lsw_fib6ctl_create(struct rte_rcu_qsbr *qsv, const char *name, uint32_t num_tbl8
 		.type = RTE_FIB6_TRIE,
 		.default_nh = LSW_FIB6_MISS,
 		.max_routes = LSW_MAX_ROUTES6,
-		.trie = {.nh_sz = RTE_FIB6_TRIE_2B, .num_tbl8 = num_tbl8 ? num_tbl8 : 8192},
+		/* tbl8 ids share the 15 bits of a next hop: 32767 at most (16 MiB). A /128
+		 * apart from others takes up to 13; those of one /64 share 5. */
+		.trie = {.nh_sz = RTE_FIB6_TRIE_2B, .num_tbl8 = num_tbl8 ? num_tbl8 : 32767},
 	};
 	for (int t = 0; t < 2; t++) {
 		snprintf(n, sizeof(n), "%s_fib6%c", name, 'a' + t);

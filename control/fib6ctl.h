@@ -29,7 +29,7 @@ struct lsw_fib6ctl {
 	uint64_t ops;                     /* rule adds and deletes, per table */
 };
 
-/* @num_tbl8: the trie's second-level groups per table (0: the default, 8192). */
+/* @num_tbl8: the trie's second-level groups per table (0: the most, 32767). */
 struct lsw_fib6ctl *lsw_fib6ctl_create(struct rte_rcu_qsbr *qsv, const char *name,
 				       uint32_t num_tbl8);
 void lsw_fib6ctl_destroy(struct lsw_fib6ctl *fc);
