@@ -82,7 +82,10 @@ def methods(sw):
     assert info["workers"][0]["ports"] == ["Ethernet0", "Ethernet4"]
     ports = sw.rpc("port.list")
     assert [p["name"] for p in ports] == ["Ethernet0", "Ethernet4"]
-    assert ports[0]["addresses"] == ["10.0.0.0/31"] and ports[0]["driver"] == "net_null"
+    # the IPv4 address, then the link-local one from the port MAC (EUI-64)
+    assert ports[0]["addresses"][0] == "10.0.0.0/31" and ports[0]["driver"] == "net_null"
+    ll = ports[0]["addresses"][-1]
+    assert ll.startswith("fe80::") and ll.endswith("/64")
     assert ports[0]["mac"] == "02:00:00:00:00:01" and ports[0]["mtu"] == 9100
     st = sw.rpc("port.stats")
     assert set(st["ports"]) == {"Ethernet0", "Ethernet4"} and st["timestamp_ns"] > 0

@@ -633,6 +633,88 @@ test_runtime_changes(void **state)
 	t_switch_free(t);
 }
 
+/* route.add/del and neighbor.add/del with IPv6, route.list and neighbor.list showing both
+ * families, bad params refused by their JSON path. */
+static void
+test_rpc(void **state)
+{
+	struct t_switch *t = t_switch_new(CONFIG6);
+	struct t_flow f = {.dst = "3fff::1", .payload = 10, .vlan = -1};
+	uint16_t len = t_build_ipv6(buf, &f);
+	json_t *resp, *r;
+
+	(void)state;
+	t_rpc_ok(t, "route.add", "{\"prefix\": \"::/0\", \"nexthop\": \"fe80::8:1\","
+		 " \"ifname\": \"Ethernet8\"}", &resp);
+	json_decref(resp);
+	t_rx(t, P0, buf, len, 0);
+	struct rte_mbuf *m = t_tx_take(t, P8);
+	assert_non_null(m);
+	assert_true(mac_is(&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr,
+			   "02:00:00:00:08:02"));
+	rte_pktmbuf_free(m);
+	t_rpc_ok(t, "neighbor.add", "{\"port\": \"Ethernet8\", \"ip\": \"fe80::8:1\","
+		 " \"mac\": \"02:00:00:00:08:03\", \"replace\": true}", &resp);
+	json_decref(resp);
+	t_rx(t, P0, buf, len, 0);
+	m = t_tx_take(t, P8);
+	assert_true(mac_is(&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr,
+			   "02:00:00:00:08:03"));
+	rte_pktmbuf_free(m);
+	r = t_rpc_ok(t, "route.list", NULL, &resp);
+	bool v4 = false, dflt = false, local = false;
+	size_t i;
+	json_t *o;
+	json_array_foreach(r, i, o) {
+		const char *p = json_string_value(json_object_get(o, "prefix"));
+		const char *fam = json_string_value(json_object_get(o, "family"));
+		v4 |= strcmp(fam, "IPv4") == 0;
+		dflt |= strcmp(p, "::/0") == 0 && strcmp(fam, "IPv6") == 0;
+		local |= strcmp(p, "2001:db8::1/128") == 0 &&
+			 strcmp(json_string_value(json_object_get(o, "type")), "local") == 0;
+	}
+	assert_true(v4 && dflt && local);
+	json_decref(resp);
+	r = t_rpc_ok(t, "neighbor.list", NULL, &resp);
+	bool ll = false;
+	json_array_foreach(r, i, o)
+		ll |= strcmp(json_string_value(json_object_get(o, "ip")), "fe80::8:1") == 0 &&
+		      strcmp(json_string_value(json_object_get(o, "state")), "static") == 0;
+	assert_true(ll);
+	json_decref(resp);
+	t_rpc_ok(t, "route.del", "{\"prefix\": \"::/0\"}", &resp);
+	json_decref(resp);
+	t_rpc_ok(t, "neighbor.del", "{\"port\": \"Ethernet8\", \"ip\": \"fe80::8:1\"}",
+		 &resp);
+	json_decref(resp);
+	drain(t);
+	t_rx(t, P0, buf, len, 0);
+	assert_int_equal(t_drops(t, P0, LSW_DROP_LPM6_MISS), 1);
+	/* Refusals name the param, or the config field the change would break. */
+	static const char *const bad[][3] = {
+		{"route.add", "{\"prefix\": \"2001:db8:9::1/48\", \"nexthop\": \"2001:db8::2\"}",
+		 "$.params.prefix"},
+		{"route.add", "{\"prefix\": \"2001:db8:9::/129\", \"nexthop\": \"2001:db8::2\"}",
+		 "$.params.prefix"},
+		{"route.add", "{\"prefix\": \"2001:db8:9::/48\", \"nexthop\": \"2001:db9::2\"}",
+		 "$.STATIC_ROUTE['2001:db8:9::/48'].nexthop"},
+		{"route.del", "{\"prefix\": \"2001:db8:9::/48\"}", "$.params.prefix"},
+		{"neighbor.add", "{\"port\": \"Ethernet0\", \"ip\": \"2001:db8::g\","
+		 " \"mac\": \"02:00:00:00:00:07\"}", "$.params.ip"},
+		{"neighbor.add", "{\"port\": \"Ethernet4\", \"ip\": \"2001:db8::7\","
+		 " \"mac\": \"02:00:00:00:00:07\"}", "$.NEIGH['Ethernet4|2001:db8::7']"},
+	};
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		resp = t_rpc(t, bad[i][0], bad[i][1]);
+		char *txt = json_dumps(resp, 0);
+		if (strstr(txt, bad[i][2]) == NULL)
+			fail_msg("%s %s: no error at %s in %s", bad[i][0], bad[i][1], bad[i][2], txt);
+		free(txt);
+		json_decref(resp);
+	}
+	t_switch_free(t);
+}
+
 int
 main(void)
 {
@@ -647,6 +729,7 @@ main(void)
 		cmocka_unit_test(test_echo_announce),
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_runtime_changes),
+		cmocka_unit_test(test_rpc),
 	};
 
 	t_eal_init();
