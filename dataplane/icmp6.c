@@ -98,7 +98,9 @@ lsw_icmp6_error(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t 
 		rte_pktmbuf_mtod_offset(orig, const struct rte_ipv6_hdr *, pi->l3_off);
 	const struct lsw_port_dp *p = &conf->port[in_port];
 
-	if (is_icmp6_error(oip, pi) || lsw_ip6_is_mc(oip->src_addr) ||
+	/* As IPv4's: a port without an address of the family sends no errors (an IPv4-only
+	 * port stays silent in IPv6, though it has a link-local address). */
+	if (p->n_addr6 == 0 || is_icmp6_error(oip, pi) || lsw_ip6_is_mc(oip->src_addr) ||
 	    lsw_ip6_is_zero(oip->src_addr))
 		return;
 	if (!lsw_icmp_allow(w->dp, conf, now)) {
