@@ -358,7 +358,8 @@ main(int argc, char **argv)
 	}
 	if (check) {
 		printf("%s: valid (%u ports, %u static routes, %u static neighbors)\n", config,
-		       sw.cfg->n_ports, sw.cfg->n_routes, sw.cfg->n_neighs);
+		       sw.cfg->n_ports, sw.cfg->n_routes + sw.cfg->n_routes6,
+		       sw.cfg->n_neighs + sw.cfg->n_neighs6);
 		lsw_config_free(sw.cfg);
 		return 0;
 	}

@@ -38,11 +38,6 @@ struct lsw_port_dp {
 	struct rte_ether_addr mac;
 	uint32_t addr[LSW_MAX_ADDRS]; /* host order */
 	uint8_t plen[LSW_MAX_ADDRS];
-	/* IPv6: the configured addresses, and the link-local one (from mac, EUI-64) */
-	uint8_t n_addr6;
-	uint8_t plen6[LSW_MAX_ADDRS6];
-	uint8_t addr6[LSW_MAX_ADDRS6][16];
-	uint8_t ll6[16];
 	/* PFC */
 	uint8_t pfc_enable;           /* priorities paused and honoured */
 	uint8_t rx_pause;             /* honour 802.3x PAUSE (whole port) */
@@ -54,6 +49,12 @@ struct lsw_port_dp {
 	/* Routed frames leave priority-tagged (VID 0) with this PCP per TC; 0: untagged. */
 	uint8_t prio_tag;
 	uint8_t tc_pcp[LSW_NUM_TC];
+	/* IPv6: the configured addresses, and the link-local one (from mac, EUI-64). Last:
+	 * the fields above, which every routed packet reads, stay on the first lines. */
+	uint8_t n_addr6;
+	uint8_t plen6[LSW_MAX_ADDRS6];
+	uint8_t addr6[LSW_MAX_ADDRS6][16];
+	uint8_t ll6[16];
 };
 
 /* The configuration the workers run with. Immutable once published: the control plane builds
@@ -177,10 +178,6 @@ struct lsw_worker {
 	struct lsw_lcore_counters *ctr;
 	uint16_t n_held;                 /* busy hold slots */
 	struct lsw_hold_slot hold[LSW_HOLD_SLOTS];
-	uint16_t n_held6;                /* busy IPv6 hold slots */
-	struct lsw_hold6_slot hold6[LSW_HOLD_SLOTS];
-	/* The snapshot whose IPv6 addresses were announced (unsolicited NA), by owned port */
-	uint8_t na_sent[LSW_MAX_PORTS][LSW_MAX_ADDRS6 + 1][16];
 	struct lsw_buffer_lcore *buffer;    /* this worker's share of the buffer */
 	uint16_t n_adm;                  /* routed packets waiting for admission */
 	struct rte_mbuf *adm[LSW_BURST];
@@ -188,6 +185,11 @@ struct lsw_worker {
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
 	struct lsw_timeline_worker tl;   /* the recorder's interval and baselines */
+	/* IPv6, last: the fields above keep the offsets the IPv4 path had. */
+	uint16_t n_held6;                /* busy IPv6 hold slots */
+	struct lsw_hold6_slot hold6[LSW_HOLD_SLOTS];
+	/* The addresses each port last announced (unsolicited NA): link-local, then global */
+	uint8_t na_sent[LSW_MAX_PORTS][LSW_MAX_ADDRS6 + 1][16];
 } __rte_cache_aligned; /* workers sit side by side in an array: no line is shared */
 
 /* worker.c */
