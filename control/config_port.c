@@ -221,7 +221,8 @@ parse_interface6(struct lsw_config *c, int pi, const char *rest, const char *p,
 	uint8_t plen;
 
 	if (!lsw_parse_prefix6(rest, ip, &plen) || plen == 0) {
-		lsw_errs_add(errs, p, "'%s' is not an IPv6 address/prefix-length (1 to 128)", rest);
+		lsw_errs_add(errs, p, "'%s' is not an IPv6 address/prefix-length (1 to 128)",
+			     rest);
 		return;
 	}
 	if (lsw_ip6_is_mc(ip) || lsw_ip6_is_zero(ip) || lsw_ip6_is_loopback(ip)) {

@@ -144,8 +144,8 @@ route6_nexthops(struct route_entry *e, const char *path, const struct lsw_config
 		if (lsw_ip6_is_ll(ip)) {
 			/* fe80::/64 is on every port: only the ifname says which. */
 			if (!ni) {
-				lsw_errs_add(errs, pi, "required: the interface of link-local next "
-					     "hop %s", nhs[i]);
+				lsw_errs_add(errs, pi, "required: the interface of "
+					     "link-local next hop %s", nhs[i]);
 				continue;
 			}
 			port = want;

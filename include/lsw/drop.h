@@ -31,8 +31,8 @@
 	X(IPV4_BAD_CHECKSUM,       IN,  "IPv4 header checksum does not verify") \
 	X(IPV6_TRUNCATED,          IN,  "IPv6 header or payload cut short") \
 	X(IPV6_BAD_VERSION,        IN,  "IPv6 EtherType but version is not 6") \
-	X(NDP_MALFORMED,           IN,  "neighbor discovery message too short, bad or unsupported") \
-	X(NDP_OTHER_TARGET,        IN,  "neighbor solicitation for an address that is not the port's") \
+	X(NDP_MALFORMED,           IN,  "NS or NA too short, routed, or with a bad option") \
+	X(NDP_OTHER_TARGET,        IN,  "NS for an address that is not the port's") \
 	X(L4_TRUNCATED,            IN,  "UDP or TCP header cut short") \
 	X(BTH_TRUNCATED,           IN,  "UDP port 4791 without a complete InfiniBand BTH") \
 	X(SIP_MC,                  IN,  "multicast source IP (IPv4 or IPv6)") \

@@ -179,7 +179,8 @@ test_reference_lpm(void **state)
 		bool dup = false;
 		rand_route(r, plen, (uint32_t)(xr() % N_NH));
 		for (uint32_t j = 0; j < c->n_routes6 && !dup; j++)
-			dup = c->routes6[j].plen == plen && lsw_ip6_eq(c->routes6[j].prefix, r->prefix);
+			dup = c->routes6[j].plen == plen &&
+			      lsw_ip6_eq(c->routes6[j].prefix, r->prefix);
 		c->n_routes6 += !dup;
 	}
 	assert_int_equal(lsw_fib6ctl_update(fc, c, 0), 0);

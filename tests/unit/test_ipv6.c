@@ -28,12 +28,14 @@
 	" \"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {\"mtu\": \"1500\"}," \
 	"            \"Ethernet8\": {}, \"Ethernet12\": {}}," \
 	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\"}," \
-	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}, \"Ethernet8\": {\"devargs\": \"net_null2\"}," \
+	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}," \
+	"   \"Ethernet8\": {\"devargs\": \"net_null2\"}," \
 	"   \"Ethernet12\": {\"devargs\": \"net_null3\"}}," \
 	" \"INTERFACE\": {\"Ethernet0|2001:db8::1/64\": {}, \"Ethernet4|2001:db8:4::/127\": {}," \
 	"   \"Ethernet8|2001:db8:8::/127\": {}, \"Ethernet12|2001:db8:12::1/64\": {}," \
 	"   \"Ethernet0|10.0.0.0/31\": {}}," \
-	" \"STATIC_ROUTE\": {\"2001:db8:100::/48\": {\"nexthop\": \"2001:db8:4::1,2001:db8:8::1\"}," \
+	" \"STATIC_ROUTE\": {\"2001:db8:100::/48\":" \
+	"   {\"nexthop\": \"2001:db8:4::1,2001:db8:8::1\"}," \
 	"   \"2001:db8:200::/48\": {\"nexthop\": \"2001:db8:4::1\", \"ifname\": \"Ethernet4\"}," \
 	"   \"2001:db8:300::/48\": {\"blackhole\": \"true\"}," \
 	"   \"2001:db8:400::/48\": {\"nexthop\": \"2001:db8:12::77\"}," \
@@ -331,7 +333,8 @@ test_drops(void **state)
 		uint64_t before = t_drops(t, P0, cases[i].reason);
 		t_rx(t, P0, buf, len, 0);
 		if (t_drops(t, P0, cases[i].reason) != before + 1)
-			fail_msg("%s: %s not counted", cases[i].name, lsw_drop_name(cases[i].reason));
+			fail_msg("%s: %s not counted", cases[i].name,
+				 lsw_drop_name(cases[i].reason));
 		assert_int_equal(t_tx_count(t, P4) + t_tx_count(t, P8) + t_tx_count(t, P12), 0);
 		drain(t);
 	}
@@ -708,7 +711,8 @@ test_rpc(void **state)
 		resp = t_rpc(t, bad[i][0], bad[i][1]);
 		char *txt = json_dumps(resp, 0);
 		if (strstr(txt, bad[i][2]) == NULL)
-			fail_msg("%s %s: no error at %s in %s", bad[i][0], bad[i][1], bad[i][2], txt);
+			fail_msg("%s %s: no error at %s in %s", bad[i][0], bad[i][1], bad[i][2],
+				 txt);
 		free(txt);
 		json_decref(resp);
 	}
