@@ -4,8 +4,8 @@
  * solicitations for the port's addresses (global and link-local), pass what solicitations
  * and advertisements teach to the control plane (which owns the neighbor table), hold
  * packets while a next hop is solicited (solicited-node multicast), retrying every
- * arp_retry_ms and giving up after arp_tries; announce the ports' addresses with
- * unsolicited advertisements when they appear. ICMPv6 echo to the switch is answered here.
+ * arp_retry_ms and giving up after arp_tries; announce the addresses of ports that have
+ * IPv6 addresses with unsolicited advertisements when they appear. ICMPv6 echo to the switch is answered here.
  */
 #include <rte_ip.h>
 #include "lsw/dataplane.h"
@@ -167,7 +167,9 @@ lsw_ndp_announce(struct lsw_worker *w, const struct lsw_snapshot *conf)
 		const struct lsw_port_dp *p = &conf->port[port];
 		uint8_t (*sent)[16] = w->na_sent[port];
 		uint8_t now[LSW_MAX_ADDRS6 + 1][16] = {{0}};
-		if (!p->admin_up || p->suspended)
+		/* A port without an IPv6 address stays silent in IPv6, as it does for ICMPv6
+		 * errors: IPv4-only ports send nothing new. */
+		if (!p->admin_up || p->suspended || p->n_addr6 == 0)
 			continue;
 		memcpy(now[0], p->ll6, 16);
 		for (unsigned int a = 0; a < p->n_addr6; a++)

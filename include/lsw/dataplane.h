@@ -259,7 +259,7 @@ void lsw_ndp_hold(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_
 void lsw_ndp_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
 void lsw_ndp_drop_held(struct lsw_worker *w);
 /* Unsolicited NAs for the addresses of the owned ports that @conf has and the last
- * announcement had not (all of them at start). */
+ * announcement had not (all of them at start); ports without an IPv6 address: none. */
 void lsw_ndp_announce(struct lsw_worker *w, const struct lsw_snapshot *conf);
 bool lsw_port_has_addr6(const struct lsw_port_dp *p, const uint8_t *ip);
 /* The port address to speak from towards @dst: global on its subnet, else the first

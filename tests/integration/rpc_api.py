@@ -96,7 +96,7 @@ def methods(sw):
     assert routes["10.0.1.0/31"]["type"] == "connected"
     nbrs = sw.rpc("neighbor.list")
     assert nbrs == [{"ip": "10.0.1.1", "port": "Ethernet4", "mac": "02:00:00:00:04:01",
-                     "state": "static", "age_s": None}], nbrs
+                     "family": "IPv4", "state": "static", "age_s": None}], nbrs
     # port.set: down then up, visible in port.list and in the running config.
     assert sw.rpc("port.set", {"port": "Ethernet4", "admin_status": "down"})["admin_status"] == \
         "down"
