@@ -379,6 +379,21 @@ lsw_config_on_link_port(const struct lsw_config *c, uint32_t ip, bool *own)
 	return -1;
 }
 
+int
+lsw_config_on_link_port6(const struct lsw_config *c, const uint8_t *ip, bool *own)
+{
+	*own = false;
+	for (unsigned int i = 0; i < c->n_ports; i++)
+		for (unsigned int j = 0; j < c->port[i].n_addr6; j++) {
+			const struct lsw_addr6 *a = &c->port[i].addr6[j];
+			if (lsw_ip6_eq(a->ip, ip))
+				*own = true;
+			if (lsw_ip6_match(a->ip, ip, a->plen))
+				return (int)i;
+		}
+	return -1;
+}
+
 uint32_t
 lsw_config_mbuf_reserve(const struct lsw_config *c)
 {
@@ -509,6 +524,8 @@ lsw_config_free(struct lsw_config *c)
 		return;
 	free(c->routes);
 	free(c->neighs);
+	free(c->routes6);
+	free(c->neighs6);
 	free(c->ecmp.grp);
 	json_decref(c->doc);
 	free(c);

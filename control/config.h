@@ -14,6 +14,7 @@
 #include <rte_ether.h>
 #include "lsw/common.h"
 #include "lsw/ecmp.h"
+#include "lsw/ip6.h"
 #include "qos.h"
 
 /* ECMP settings of one next-hop group (ECMP.GLOBAL, overridden by ECMP|<prefix>). */
@@ -60,6 +61,11 @@ struct lsw_addr {
 	uint8_t plen;
 };
 
+struct lsw_addr6 {
+	uint8_t ip[16];   /* network order */
+	uint8_t plen;
+};
+
 struct lsw_port_conf {
 	char name[LSW_NAME_LEN];           /* PORT key, e.g. Ethernet0 */
 	char devargs[LSW_DEVARGS_LEN];     /* LSW_PORT.devargs */
@@ -77,6 +83,8 @@ struct lsw_port_conf {
 	bool prio_tag;                     /* LSW_PORT.priority_tagging: VID 0, PCP from TC */
 	uint8_t n_addr;
 	struct lsw_addr addr[LSW_MAX_ADDRS];
+	uint8_t n_addr6;                   /* INTERFACE IPv6 (the link-local one is implied) */
+	struct lsw_addr6 addr6[LSW_MAX_ADDRS6];
 };
 
 struct lsw_route_conf {
@@ -86,6 +94,22 @@ struct lsw_route_conf {
 	uint8_t n_nh;
 	uint32_t nh_ip[LSW_MAX_ECMP];
 	uint16_t nh_port[LSW_MAX_ECMP];    /* port index, from ifname or the connected subnet */
+};
+
+/* STATIC_ROUTE with an IPv6 prefix. A link-local next hop needs its ifname. */
+struct lsw_route6_conf {
+	uint8_t prefix[16];
+	uint8_t plen;
+	bool blackhole;
+	uint8_t n_nh;
+	uint8_t nh_ip[LSW_MAX_ECMP][16];
+	uint16_t nh_port[LSW_MAX_ECMP];
+};
+
+struct lsw_neigh6_conf {
+	uint16_t port;
+	uint8_t ip[16];
+	struct rte_ether_addr mac;
 };
 
 struct lsw_neigh_conf {
@@ -134,6 +158,10 @@ struct lsw_config {
 	struct lsw_route_conf *routes;
 	uint32_t n_neighs;
 	struct lsw_neigh_conf *neighs;
+	uint32_t n_routes6;                /* STATIC_ROUTE entries with an IPv6 prefix */
+	struct lsw_route6_conf *routes6;
+	uint32_t n_neighs6;                /* NEIGH entries with an IPv6 address */
+	struct lsw_neigh6_conf *neighs6;
 	struct lsw_qos_conf qos;           /* buffers, maps, schedulers, ECN, PFC watchdog */
 	struct lsw_ecmp_conf ecmp;         /* the ECMP table (config_ecmp.c) */
 	json_t *doc;                       /* the document as loaded (a reference is held) */
@@ -152,6 +180,8 @@ void lsw_config_free(struct lsw_config *c);
 /* The port with @ip on one of its subnets, or -1; @own: @ip is one of the switch's own
  * addresses. (Subnets of different ports never overlap.) */
 int lsw_config_on_link_port(const struct lsw_config *c, uint32_t ip, bool *own);
+/* The same for IPv6 (a link-local @ip is on no subnet: -1). */
+int lsw_config_on_link_port6(const struct lsw_config *c, const uint8_t *ip, bool *own);
 int lsw_config_port_index(const struct lsw_config *c, const char *name);
 /* mbufs the PMD rings and the workers' bursts may hold: the rest is what queued packets can
  * hold (the MMU's packet limit), LSW_MIN_BUFFER_MBUFS at least. */

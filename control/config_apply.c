@@ -18,6 +18,7 @@
 #include "lsw/log.h"
 #include "jsonv.h"
 #include "fibctl.h"
+#include "fib6ctl.h"
 #include "switch.h"
 
 json_t *
@@ -207,8 +208,14 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 		if (n->port[i].speed != o->port[i].speed && n->port[i].speed != 0)
 			sw->port[i].speed = n->port[i].speed;
 	}
-	/* The FIB first: the new snapshot gives its new groups their ECMP state. */
+	/* The FIBs first: the new snapshot gives its new groups their ECMP state. IPv6's
+	 * fails whole or not at all; it is put back if what follows fails. */
 	struct lsw_snapshot *conf = NULL;
+	if (lsw_fib6ctl_update(sw->fib6c, n, lsw_now_ns()) != 0) {
+		for (uint16_t i = 0; i < n->n_ports; i++)
+			sw->port[i].speed = speed[i];
+		return -1;
+	}
 	int rc = lsw_fibctl_update(sw->fibc, o, n, lsw_now_ns());
 	if (rc == 0) {
 		sw->cfg = n;
@@ -220,6 +227,8 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 			sw->port[i].speed = speed[i];
 		if (rc != -2) /* -2: refused before it changed anything */
 			fib_rollback(sw, n);
+		if (lsw_fib6ctl_update(sw->fib6c, o, lsw_now_ns()) != 0)
+			LSW_LOG(ERR, "FIB6: the running routes could not be restored");
 		return -1;
 	}
 	lsw_snapshot_publish(sw, conf); /* returns after a grace period */

@@ -211,6 +211,53 @@ static const struct lsw_field interface_rows[] = {
 };
 static const struct lsw_fields interface_table = LSW_FIELDS(interface_rows);
 
+/* INTERFACE."PORT|IPV6/LEN": a global (or unique local) address; /127 for point-to-point
+ * links (RFC 6164). The link-local address comes from the port's MAC, never from here. */
+static void
+parse_interface6(struct lsw_config *c, int pi, const char *rest, const char *p,
+		 struct lsw_errs *errs)
+{
+	uint8_t ip[16], net[16];
+	uint8_t plen;
+
+	if (!lsw_parse_prefix6(rest, ip, &plen) || plen == 0) {
+		lsw_errs_add(errs, p, "'%s' is not an IPv6 address/prefix-length (1 to 128)",
+			     rest);
+		return;
+	}
+	if (lsw_ip6_is_mc(ip) || lsw_ip6_is_zero(ip) || lsw_ip6_is_loopback(ip)) {
+		lsw_errs_add(errs, p, "%s is not a unicast address", rest);
+		return;
+	}
+	if (lsw_ip6_is_ll(ip)) {
+		lsw_errs_add(errs, p, "%s is link-local: each port's link-local address comes "
+			     "from its MAC (EUI-64)", rest);
+		return;
+	}
+	memcpy(net, ip, sizeof(net));
+	lsw_ip6_mask(net, plen);
+	/* RFC 4291 2.6.1: the subnet-router anycast address, except on /127 and /128. */
+	if (plen < 127 && lsw_ip6_eq(net, ip)) {
+		lsw_errs_add(errs, p, "%s is the subnet-router anycast address of its subnet",
+			     rest);
+		return;
+	}
+	struct lsw_port_conf *pc = &c->port[pi];
+	if (pc->n_addr6 == LSW_MAX_ADDRS6) {
+		lsw_errs_add(errs, p, "more than %d IPv6 addresses on %s", LSW_MAX_ADDRS6,
+			     pc->name);
+		return;
+	}
+	for (unsigned int i = 0; i < c->n_ports; i++)
+		for (unsigned int j = 0; j < c->port[i].n_addr6; j++) {
+			const struct lsw_addr6 *a = &c->port[i].addr6[j];
+			if (lsw_ip6_match(a->ip, ip, a->plen < plen ? a->plen : plen))
+				lsw_errs_add(errs, p, "overlaps %s's subnet", c->port[i].name);
+		}
+	pc->addr6[pc->n_addr6].plen = plen;
+	memcpy(pc->addr6[pc->n_addr6++].ip, ip, sizeof(ip));
+}
+
 /* INTERFACE."PORT|ADDRESS/LEN", or a bare "PORT". */
 static void
 parse_interface(const char *key, json_t *o, const char *p, void *ctx, struct lsw_errs *errs)
@@ -229,11 +276,14 @@ parse_interface(const char *key, json_t *o, const char *p, void *ctx, struct lsw
 	}
 	if (!has_addr)
 		return; /* the bare "Ethernet0" key binds the port as a router interface */
+	if (strchr(rest, ':') != NULL) {
+		parse_interface6(c, pi, rest, p, errs);
+		return;
+	}
 	uint32_t ip;
 	uint8_t plen;
 	if (!lsw_parse_prefix(rest, &ip, &plen) || plen == 0) {
-		lsw_errs_add(errs, p, "'%s' is not an IPv4 address/prefix-length (IPv6 "
-			     "interfaces are not supported yet)", rest);
+		lsw_errs_add(errs, p, "'%s' is not an IPv4 or IPv6 address/prefix-length", rest);
 		return;
 	}
 	uint32_t host = ip & ~lsw_prefix_mask(plen);

@@ -301,6 +301,49 @@ lsw_parse_prefix(const char *s, uint32_t *ip, uint8_t *plen)
 	return true;
 }
 
+bool
+lsw_parse_ipv6(const char *s, uint8_t *ip)
+{
+	/* inet_pton refuses zone ids ("%eth0") and prefixes: what a config must not hold. */
+	return inet_pton(AF_INET6, s, ip) == 1;
+}
+
+bool
+lsw_parse_prefix6(const char *s, uint8_t *ip, uint8_t *plen)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *slash = strchr(s, '/');
+	char *end;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return false;
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	if (!lsw_parse_ipv6(buf, ip) || !isdigit((unsigned char)slash[1]))
+		return false;
+	long l = strtol(slash + 1, &end, 10);
+	if (*end != '\0' || l < 0 || l > 128 || (slash[1] == '0' && slash[2] != '\0'))
+		return false;
+	*plen = (uint8_t)l;
+	return true;
+}
+
+void
+lsw_fmt_ipv6(char *buf, size_t len, const uint8_t *ip)
+{
+	if (inet_ntop(AF_INET6, ip, buf, (socklen_t)len) == NULL && len > 0)
+		buf[0] = '\0';
+}
+
+void
+lsw_fmt_prefix6(char *buf, size_t len, const uint8_t *ip, uint8_t plen)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	lsw_fmt_ipv6(a, sizeof(a), ip);
+	snprintf(buf, len, "%s/%u", a, plen);
+}
+
 void
 lsw_fmt_ipv4(char *buf, size_t len, uint32_t ip)
 {

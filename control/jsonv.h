@@ -53,9 +53,15 @@ json_t *lsw_jv_text(const char *s);
 /* Text parsers, usable on keys too. */
 bool lsw_parse_ipv4(const char *s, uint32_t *ip);
 bool lsw_parse_prefix(const char *s, uint32_t *ip, uint8_t *plen);
+/* IPv6: 16 bytes, network order (inet_pton's forms); a prefix is ADDR/0..128. */
+bool lsw_parse_ipv6(const char *s, uint8_t *ip);
+bool lsw_parse_prefix6(const char *s, uint8_t *ip, uint8_t *plen);
 bool lsw_parse_mac(const char *s, struct rte_ether_addr *mac);
 void lsw_fmt_ipv4(char *buf, size_t len, uint32_t ip);
 void lsw_fmt_prefix(char *buf, size_t len, uint32_t ip, uint8_t plen);
+/* RFC 5952 text (inet_ntop); @len at least 44 for a prefix. */
+void lsw_fmt_ipv6(char *buf, size_t len, const uint8_t *ip);
+void lsw_fmt_prefix6(char *buf, size_t len, const uint8_t *ip, uint8_t plen);
 void lsw_fmt_mac(char *buf, size_t len, const struct rte_ether_addr *mac);
 
 #endif

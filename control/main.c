@@ -22,6 +22,7 @@
 #include "capture.h"
 #include "eal.h"
 #include "fibctl.h"
+#include "fib6ctl.h"
 #include "rpc.h"
 #include "rpc_server.h"
 #include "switch.h"
@@ -181,7 +182,12 @@ setup(struct lsw_switch *sw)
 		return -1;
 	}
 	dp->fib = sw->fibc->fib;
-	if (lsw_ports_init(sw) != 0 || lsw_fibctl_load(sw->fibc, c) != 0)
+	sw->fib6c = lsw_fib6ctl_create(dp->qsv, "lsw", 0);
+	if (sw->fib6c == NULL)
+		return -1;
+	dp->fib6 = sw->fib6c->fib;
+	if (lsw_ports_init(sw) != 0 || lsw_fibctl_load(sw->fibc, c) != 0 ||
+	    lsw_fib6ctl_update(sw->fib6c, c, 0) != 0)
 		return -1;
 	if (create_rings(sw) != 0 || lsw_dropsnap_init(sw) != 0) {
 		LSW_LOG(ERR, "cannot create rings: %s", rte_strerror(rte_errno));
@@ -271,6 +277,7 @@ teardown(struct lsw_switch *sw)
 	rte_ring_free(dp->neigh_ring);
 	lsw_ecmp_free(sw);
 	lsw_fibctl_destroy(sw->fibc);
+	lsw_fib6ctl_destroy(sw->fib6c);
 	rte_free(dp->conf);
 	rte_free(dp->ecmp_sig);
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
@@ -351,7 +358,8 @@ main(int argc, char **argv)
 	}
 	if (check) {
 		printf("%s: valid (%u ports, %u static routes, %u static neighbors)\n", config,
-		       sw.cfg->n_ports, sw.cfg->n_routes, sw.cfg->n_neighs);
+		       sw.cfg->n_ports, sw.cfg->n_routes + sw.cfg->n_routes6,
+		       sw.cfg->n_neighs + sw.cfg->n_neighs6);
 		lsw_config_free(sw.cfg);
 		return 0;
 	}

@@ -10,14 +10,23 @@ port_json(struct lsw_switch *sw, uint16_t i)
 {
 	const struct lsw_port_conf *pc = &sw->cfg->port[i];
 	const struct lsw_port_rt *rt = &sw->port[i];
-	char mac[24], buf[24];
+	char mac[24], buf[64];
 	json_t *addrs = json_array();
+	uint8_t ll[16];
 
 	lsw_fmt_mac(mac, sizeof(mac), &rt->mac);
 	for (unsigned int a = 0; a < pc->n_addr; a++) {
 		lsw_fmt_prefix(buf, sizeof(buf), pc->addr[a].ip, pc->addr[a].plen);
 		json_array_append_new(addrs, json_string(buf));
 	}
+	for (unsigned int a = 0; a < pc->n_addr6; a++) {
+		lsw_fmt_prefix6(buf, sizeof(buf), pc->addr6[a].ip, pc->addr6[a].plen);
+		json_array_append_new(addrs, json_string(buf));
+	}
+	/* The link-local address, from the MAC in effect (EUI-64). */
+	lsw_ip6_ll_from_mac(ll, &rt->mac);
+	lsw_fmt_prefix6(buf, sizeof(buf), ll, 64);
+	json_array_append_new(addrs, json_string(buf));
 	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:o, s:s, s:b}",
 		"name", pc->name, "index", i, "port_id", rt->port_id, "devargs", pc->devargs,
 		"driver", rt->driver, "mac", mac, "mtu", pc->mtu, "speed", rt->speed,

@@ -51,10 +51,12 @@ list_param(const struct lsw_field *f, json_t *v, const char *path, void *out, vo
 	return false;
 }
 
-/* params.prefix: an IPv4 prefix without host bits. */
+/* params.prefix: an IPv4 or IPv6 prefix without host bits. */
 struct prefix_param {
 	const char *text;       /* as given */
+	bool v6;
 	uint32_t ip;
+	uint8_t ip6[16];
 	uint8_t plen;
 };
 
@@ -66,10 +68,26 @@ prefix_param(const struct lsw_field *f, json_t *v, const char *path, void *out, 
 	const char *s;
 
 	RTE_SET_USED(ctx);
-	if (!lsw_jv_str(v, path, 32, &s, errs))
+	if (!lsw_jv_str(v, path, 48, &s, errs))
 		return false;
+	p->v6 = strchr(s, ':') != NULL;
+	if (p->v6) {
+		uint8_t net[16];
+		if (!lsw_parse_prefix6(s, p->ip6, &p->plen)) {
+			lsw_errs_add(errs, path, "'%s' is not an IPv6 prefix", s);
+			return false;
+		}
+		memcpy(net, p->ip6, 16);
+		lsw_ip6_mask(net, p->plen);
+		if (!lsw_ip6_eq(net, p->ip6)) {
+			lsw_errs_add(errs, path, "%s has host bits set", s);
+			return false;
+		}
+		p->text = s;
+		return true;
+	}
 	if (!lsw_parse_prefix(s, &p->ip, &p->plen)) {
-		lsw_errs_add(errs, path, "'%s' is not an IPv4 prefix", s);
+		lsw_errs_add(errs, path, "'%s' is not an IPv4 or IPv6 prefix", s);
 		return false;
 	}
 	if (p->ip & ~lsw_prefix_mask(p->plen)) {
@@ -82,20 +100,22 @@ prefix_param(const struct lsw_field *f, json_t *v, const char *path, void *out, 
 
 #define PREFIX_ROW(T) \
 	{.name = "prefix", .type = LSW_F_CUSTOM, .off = offsetof(T, prefix), .fn = prefix_param, \
-	 .required = "an IPv4 prefix, a.b.c.d/len", .doc = "string"}
+	 .required = "an IPv4 or IPv6 prefix, a.b.c.d/len or x:y::/len", .doc = "string"}
 
-/* The key of @table (STATIC_ROUTE or ECMP) in the running config naming @prefix/@plen. */
+/* The key of @table (STATIC_ROUTE or ECMP) in the running config naming @pp. */
 static const char *
-route_key(struct lsw_switch *sw, const char *table, uint32_t prefix, uint8_t plen)
+route_key(struct lsw_switch *sw, const char *table, const struct prefix_param *pp)
 {
 	json_t *t = json_object_get(sw->cfg->doc, table), *v;
 	const char *k;
 	uint32_t ip;
-	uint8_t len;
+	uint8_t len, ip6[16];
 
 	json_object_foreach(t, k, v) {
 		const char *p = strncasecmp(k, "default|", 8) == 0 ? k + 8 : k;
-		if (lsw_parse_prefix(p, &ip, &len) && ip == prefix && len == plen)
+		if (pp->v6 ? lsw_parse_prefix6(p, ip6, &len) && lsw_ip6_eq(ip6, pp->ip6) &&
+			     len == pp->plen :
+			     lsw_parse_prefix(p, &ip, &len) && ip == pp->ip && len == pp->plen)
 			return k;
 	}
 	return NULL;
@@ -106,7 +126,7 @@ route_key(struct lsw_switch *sw, const char *table, uint32_t prefix, uint8_t ple
 static void
 patch_ecmp_out(struct lsw_switch *sw, json_t *patch, const struct prefix_param *p)
 {
-	const char *ek = route_key(sw, "ECMP", p->ip, p->plen);
+	const char *ek = p->v6 ? NULL : route_key(sw, "ECMP", p);
 
 	if (ek != NULL)
 		json_object_set_new(patch, "ECMP", json_pack("{s:n}", ek));
@@ -145,7 +165,7 @@ route_add(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
 	const struct route_args *a = args;
 	const char *nh = a->nexthop.text, *ifn = a->ifname.text;
-	const char *key = route_key(sw, "STATIC_ROUTE", a->prefix.ip, a->prefix.plen);
+	const char *key = route_key(sw, "STATIC_ROUTE", &a->prefix);
 
 	if (!a->blackhole && !a->nexthop.given)
 		lsw_errs_add(&e->errs, "$.params.nexthop", "required");
@@ -191,7 +211,7 @@ static json_t *
 route_del(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
 	const struct prefix_param *p = &((const struct route_del_args *)args)->prefix;
-	const char *key = route_key(sw, "STATIC_ROUTE", p->ip, p->plen);
+	const char *key = route_key(sw, "STATIC_ROUTE", p);
 
 	if (key == NULL) {
 		lsw_errs_add(&e->errs, "$.params.prefix", "no static route to %s", p->text);
@@ -211,10 +231,12 @@ static const struct lsw_rpc_method m_route_del = {
 };
 LSW_RPC_REGISTER(m_route_del)
 
-/* params.ip: the neighbor's IPv4 address. */
+/* params.ip: the neighbor's IPv4 or IPv6 address. */
 struct ip_param {
 	const char *text;       /* as given */
+	bool v6;
 	uint32_t ip;
+	uint8_t ip6[16];
 };
 
 static bool
@@ -225,10 +247,11 @@ ip_param(const struct lsw_field *f, json_t *v, const char *path, void *out, void
 	const char *s;
 
 	RTE_SET_USED(ctx);
-	if (!lsw_jv_str(v, path, 16, &s, errs))
+	if (!lsw_jv_str(v, path, 46, &s, errs))
 		return false;
-	if (!lsw_parse_ipv4(s, &p->ip)) {
-		lsw_errs_add(errs, path, "'%s' is not an IPv4 address", s);
+	p->v6 = strchr(s, ':') != NULL;
+	if (p->v6 ? !lsw_parse_ipv6(s, p->ip6) : !lsw_parse_ipv4(s, &p->ip)) {
+		lsw_errs_add(errs, path, "'%s' is not an IPv4 or IPv6 address", s);
 		return false;
 	}
 	p->text = s;
@@ -258,7 +281,7 @@ struct neigh_args {
 
 #define IP_ROW \
 	{.name = "ip", .type = LSW_F_CUSTOM, .off = offsetof(struct neigh_args, ip), \
-	 .fn = ip_param, .required = "the neighbor's IPv4 address", .doc = "string"}
+	 .fn = ip_param, .required = "the neighbor's IPv4 or IPv6 address", .doc = "string"}
 
 /* The NEIGH key "PORT|IP" of @a in @key; whether the running config has it (its own
  * spelling of the address kept). */
@@ -270,12 +293,14 @@ neigh_key(struct lsw_switch *sw, const struct neigh_args *a, char *key, size_t l
 	size_t n = strlen(name);
 	bool exists = false;
 	uint32_t kip;
+	uint8_t kip6[16];
 
 	snprintf(key, len, "%s|%s", name, a->ip.text);
 	json_object_foreach(t, k, v) {
 		const char *bar = strchr(k, '|');
 		if (bar != NULL && (size_t)(bar - k) == n && strncmp(k, name, n) == 0 &&
-		    lsw_parse_ipv4(bar + 1, &kip) && kip == a->ip.ip) {
+		    (a->ip.v6 ? lsw_parse_ipv6(bar + 1, kip6) && lsw_ip6_eq(kip6, a->ip.ip6) :
+		     lsw_parse_ipv4(bar + 1, &kip) && kip == a->ip.ip)) {
 			snprintf(key, len, "%s", k);
 			exists = true;
 		}
@@ -297,7 +322,7 @@ static json_t *
 neighbor_add(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
 	const struct neigh_args *a = args;
-	char key[LSW_NAME_LEN + 20];
+	char key[LSW_NAME_LEN + 48];
 
 	if (neigh_key(sw, a, key, sizeof(key)) && !a->replace) {
 		lsw_errs_add(&e->errs, "$.params.ip", "%s is a static neighbor already (replace: "
@@ -326,7 +351,7 @@ static const struct lsw_fields neighbor_del_params = LSW_FIELDS(neighbor_del_row
 static json_t *
 neighbor_del(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
-	char key[LSW_NAME_LEN + 20];
+	char key[LSW_NAME_LEN + 48];
 
 	if (!neigh_key(sw, args, key, sizeof(key))) {
 		lsw_errs_add(&e->errs, "$.params.ip", "no static neighbor %s", key);
@@ -337,7 +362,7 @@ neighbor_del(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 
 static const struct lsw_rpc_method m_neighbor_del = {
 	.name = "neighbor.del",
-	.summary = "Delete a static neighbor (routes through it resolve by ARP again)",
+	.summary = "Delete a static neighbor (routes through it resolve by ARP/NDP again)",
 	.params = &neighbor_del_params,
 	.args_size = sizeof(struct neigh_args),
 	.fn = neighbor_del,

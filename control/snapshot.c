@@ -163,6 +163,12 @@ lsw_snapshot_build(struct lsw_switch *sw)
 			p->addr[a] = pc->addr[a].ip;
 			p->plen[a] = pc->addr[a].plen;
 		}
+		p->n_addr6 = pc->n_addr6;
+		for (unsigned int a = 0; a < pc->n_addr6; a++) {
+			memcpy(p->addr6[a], pc->addr6[a].ip, 16);
+			p->plen6[a] = pc->addr6[a].plen;
+		}
+		lsw_ip6_ll_from_mac(p->ll6, &p->mac);
 		for (uint16_t w = 0; w < c->g.n_workers; w++)
 			if (c->g.workers[w] == (unsigned int)pc->lcore)
 				p->owner = w;

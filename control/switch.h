@@ -15,6 +15,7 @@
 
 struct lsw_capture_ctl;
 struct lsw_fibctl;
+struct lsw_fib6ctl;
 struct lsw_rpc_error;
 struct lsw_rpc_server;
 
@@ -96,6 +97,7 @@ struct lsw_switch {
 	bool workers_running;
 	struct lsw_port_rt port[LSW_MAX_PORTS];
 	struct lsw_fibctl *fibc;
+	struct lsw_fib6ctl *fib6c;
 	struct lsw_rpc_server *rpc;
 	struct lsw_lcore_counters base; /* counters at the last stats.clear */
 	struct rte_eth_stats pmd_base[LSW_MAX_PORTS];

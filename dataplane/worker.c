@@ -64,8 +64,8 @@ handle_one(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		lsw_arp_input(w, conf, port, m, &pi);
 		return;
 	case LSW_ETHERTYPE_IPV6:
-		d = LSW_DROP_IPV6_NOT_ROUTED;
-		break;
+		lsw_ipv6_input(w, conf, port, m, &pi, now);
+		return;
 	case LSW_ETHERTYPE_MACCTL: /* PFC and PAUSE, consumed */
 		lsw_pfc_input(w, conf, port, m, &pi, now);
 		return;
@@ -124,6 +124,7 @@ lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++)
 		lsw_egress_drop_all(w, conf, conf->owned[w->idx][i], LSW_DROP_SHUTDOWN);
 	lsw_neigh_drop_held(w);
+	lsw_ndp_drop_held(w);
 }
 
 /* The control plane asks for watermarks to be cleared by bumping a generation. */
@@ -147,6 +148,8 @@ lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_
 
 	if (unlikely(w->n_held))
 		lsw_neigh_poll(w, conf, now);
+	if (unlikely(w->n_held6))
+		lsw_ndp_poll(w, conf, now);
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 		uint16_t port = conf->owned[w->idx][i];
 		/* ABM's n_p and drain rates come from each port's owner, before its PGs'
@@ -246,9 +249,14 @@ lsw_worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(dp->qsv, w->idx);
 	while (!lsw_acquire(&dp->quit)) {
 		/* One snapshot per iteration; it stays valid until the quiescent report below. */
+		const struct lsw_snapshot *prev = conf;
 		conf = lsw_acquire(&dp->conf);
 		uint64_t now = rte_rdtsc();
 		uint32_t work = 0;
+
+		/* A new snapshot may bring new IPv6 addresses: announce them (unsolicited NA). */
+		if (unlikely(conf != prev))
+			lsw_ndp_announce(w, conf);
 
 		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 			uint16_t port = conf->owned[w->idx][i];

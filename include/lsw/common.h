@@ -14,10 +14,12 @@
 #define LSW_MAX_PORTS     32    /* switch ports (index = position in the config) */
 #define LSW_MAX_WORKERS   16    /* worker lcores */
 #define LSW_MAX_ADDRS     4     /* IPv4 addresses per port */
+#define LSW_MAX_ADDRS6    4     /* IPv6 addresses per port, besides its link-local one */
 #define LSW_MAX_ECMP      16    /* members per next-hop group */
 #define LSW_MAX_NH        4096  /* next hops = neighbors, resolved or not */
 #define LSW_MAX_NHG       4096  /* next-hop groups */
 #define LSW_MAX_ROUTES    65536 /* LPM rules, including host routes of neighbors */
+#define LSW_MAX_ROUTES6   32768 /* IPv6 rules, including host routes of neighbors */
 #define LSW_NAME_LEN      32
 #define LSW_DEVARGS_LEN   256
 #define LSW_BURST         32    /* rx/tx burst, as in l3fwd */

@@ -60,7 +60,15 @@ enum lsw_port_ctr {
 	X(TIMELINE_LOST,      "timeline records lost: the worker's ring was full") \
 	X(TIMELINE_SKIPPED,   "timeline sample intervals skipped: the worker came back too late") \
 	X(CAPTURE_MISSED,     "frames a capture session lost: its worker's ring was full or " \
-			      "the capture pool empty")
+			      "the capture pool empty") \
+	X(NDP_NS_RX,          "neighbor solicitations received for the switch's addresses") \
+	X(NDP_NA_RX,          "neighbor advertisements received") \
+	X(NDP_NS_TX,          "neighbor solicitations sent to resolve a next hop") \
+	X(NDP_NA_TX,          "neighbor advertisements sent (solicited)") \
+	X(NDP_NA_UNSOLICITED_TX, "unsolicited neighbor advertisements sent (start, new address)") \
+	X(NDP_LEARN_MSG,      "IPv6 neighbor updates handed to the control plane") \
+	X(ICMP6_ECHO_REPLY_TX, "ICMPv6 echo replies sent") \
+	X(ICMP6_ERROR_TX,     "ICMPv6 time-exceeded, packet-too-big and unreachable sent")
 
 enum lsw_event {
 #define LSW_EVENT_ENUM(n, d) LSW_EV_##n,

@@ -21,6 +21,7 @@
 #include "lsw/dropsnap.h"
 #include "lsw/ecmp.h"
 #include "lsw/fib.h"
+#include "lsw/fib6.h"
 #include "lsw/buffer.h"
 #include "lsw/parse.h"
 #include "lsw/sched.h"
@@ -48,6 +49,12 @@ struct lsw_port_dp {
 	/* Routed frames leave priority-tagged (VID 0) with this PCP per TC; 0: untagged. */
 	uint8_t prio_tag;
 	uint8_t tc_pcp[LSW_NUM_TC];
+	/* IPv6: the configured addresses, and the link-local one (from mac, EUI-64). Last:
+	 * the fields above, which every routed packet reads, stay on the first lines. */
+	uint8_t n_addr6;
+	uint8_t plen6[LSW_MAX_ADDRS6];
+	uint8_t addr6[LSW_MAX_ADDRS6][16];
+	uint8_t ll6[16];
 };
 
 /* The configuration the workers run with. Immutable once published: the control plane builds
@@ -80,9 +87,10 @@ struct lsw_snapshot {
 };
 _Static_assert(LSW_MAX_PORTS <= 32, "ecmp_down and the capture masks have a bit per port");
 
-/* Worker to control plane: an ARP packet told us @ip is at @mac on @port. */
+/* Worker to control plane: an ARP (or NDP) packet told us @ip is at @mac on @port. */
 enum lsw_neigh_msg_flag {
 	LSW_NEIGH_MSG_UPDATE_ONLY = 1, /* gratuitous: refresh an existing entry, create none */
+	LSW_NEIGH_MSG_V6 = 2,          /* from NDP: ip6 holds the address, ip is unused */
 };
 
 struct lsw_neigh_msg {
@@ -90,11 +98,13 @@ struct lsw_neigh_msg {
 	uint16_t port;
 	uint16_t flags;
 	uint64_t mac;
+	uint8_t ip6[16];
 };
 
 struct lsw_dp {
 	struct lsw_snapshot *conf;   /* cp: lsw_publish; dp: lsw_acquire once per loop */
 	struct lsw_fib *fib;        /* cp: set before workers start */
+	struct lsw_fib6 *fib6;      /* cp: set before workers start */
 	struct rte_rcu_qsbr *qsv;   /* cp: set before workers start; thread id = worker index */
 	/* handoff[w][p]: packets from worker w for port p, when w does not own p (SP/SC). */
 	struct rte_ring *handoff[LSW_MAX_WORKERS][LSW_MAX_PORTS]; /* cp: set at start-up */
@@ -148,6 +158,19 @@ struct lsw_hold_slot {
 	struct rte_mbuf *pkt[LSW_HOLD_PKTS];
 };
 
+/* Packets waiting for an IPv6 next hop to be resolved by NDP (the worker's own). */
+struct lsw_hold6_slot {
+	uint8_t ip[16];
+	uint16_t port;
+	uint8_t n;        /* 0 with used 0: free */
+	uint8_t used;
+	uint8_t tries;    /* solicitations sent */
+	uint16_t nh;      /* the route's next-hop id, LSW_MAX_NH6 when none (glean) */
+	uint8_t in_port[LSW_HOLD_PKTS];
+	uint64_t next_ns; /* tsc of the next solicitation or of the give-up */
+	struct rte_mbuf *pkt[LSW_HOLD_PKTS];
+};
+
 struct lsw_worker {
 	struct lsw_dp *dp;
 	uint16_t idx;
@@ -162,6 +185,11 @@ struct lsw_worker {
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
 	struct lsw_timeline_worker tl;   /* the recorder's interval and baselines */
+	/* IPv6, last: the fields above keep the offsets the IPv4 path had. */
+	uint16_t n_held6;                /* busy IPv6 hold slots */
+	struct lsw_hold6_slot hold6[LSW_HOLD_SLOTS];
+	/* The addresses each port last announced (unsolicited NA): link-local, then global */
+	uint8_t na_sent[LSW_MAX_PORTS][LSW_MAX_ADDRS6 + 1][16];
 } __rte_cache_aligned; /* workers sit side by side in an array: no line is shared */
 
 /* worker.c */
@@ -214,6 +242,39 @@ lsw_ecmp_hash(const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint
 {
 	return lsw_hash_mix(lsw_flow_crc(ip, pi), seed);
 }
+
+/* ipv6.c */
+void lsw_ipv6_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+		    struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
+
+/* ndp.c */
+/* An ICMPv6 message for the switch (to one of its addresses or a link-scope group):
+ * NS, NA, echo; the rest is dropped and counted. */
+void lsw_ndp_local(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+		   struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
+void lsw_ndp_solicit(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+		     const uint8_t *target);
+void lsw_ndp_hold(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+		  uint16_t port, const uint8_t *ip, uint32_t nh, struct rte_mbuf *m, uint64_t now);
+void lsw_ndp_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
+void lsw_ndp_drop_held(struct lsw_worker *w);
+/* Unsolicited NAs for the addresses of the owned ports that @conf has and the last
+ * announcement had not (all of them at start); ports without an IPv6 address: none. */
+void lsw_ndp_announce(struct lsw_worker *w, const struct lsw_snapshot *conf);
+bool lsw_port_has_addr6(const struct lsw_port_dp *p, const uint8_t *ip);
+/* The port address to speak from towards @dst: global on its subnet, else the first
+ * global, else the link-local one (always: a link-local @dst gets the link-local one). */
+const uint8_t *lsw_port_src_addr6(const struct lsw_port_dp *p, const uint8_t *dst);
+
+/* icmp6.c */
+/* The ICMPv6 checksum of @len bytes at @l4 (its checksum field included) with the pseudo
+ * header of @ip: 0xffff when it verifies. */
+uint16_t lsw_icmp6_sum(const struct rte_ipv6_hdr *ip, const void *l4, uint32_t len);
+enum lsw_drop lsw_icmp6_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
+				   const struct lsw_port_dp *port);
+void lsw_icmp6_error(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+		     struct rte_mbuf *orig, const struct lsw_pkt_info *pi, uint8_t type,
+		     uint8_t code, uint32_t mtu, uint64_t now);
 
 /* icmp.c */
 /* May a worker send an ICMP error at @now? Takes a token of the switch-wide bucket. */

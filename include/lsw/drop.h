@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Every reason the switch drops a packet. Names follow SAI's sai_in_drop_reason_t /
- * sai_out_drop_reason_t where one exists (TTL, LPM4_MISS, BLACKHOLE_ROUTE,
- * UNRESOLVED_NEXT_HOP, EXCEEDS_L3_MTU, SMAC_MULTICAST, SIP_*, L3_EGRESS_LINK_DOWN,
- * VLAN_TAG_NOT_ALLOWED, IRIF_DISABLED); the others are lsw's own and say exactly which
+ * sai_out_drop_reason_t where one exists (TTL, LPM4_MISS, LPM6_MISS, BLACKHOLE_ROUTE,
+ * UNRESOLVED_NEXT_HOP, EXCEEDS_L3_MTU, SMAC_MULTICAST, SIP_*, DIP_LINK_LOCAL,
+ * IPV6_MC_SCOPE0/1, L3_EGRESS_LINK_DOWN, VLAN_TAG_NOT_ALLOWED, IRIF_DISABLED); the
+ * address checks serve both families, as SAI's do; the others are lsw's own and say exactly which
  * check failed. IN reasons are charged to the ingress port, OUT reasons to the egress port.
  */
 #ifndef LSW_DROP_H
@@ -30,29 +31,36 @@
 	X(IPV4_BAD_CHECKSUM,       IN,  "IPv4 header checksum does not verify") \
 	X(IPV6_TRUNCATED,          IN,  "IPv6 header or payload cut short") \
 	X(IPV6_BAD_VERSION,        IN,  "IPv6 EtherType but version is not 6") \
-	X(IPV6_NOT_ROUTED,         IN,  "IPv6 is parsed but not routed yet") \
+	X(NDP_MALFORMED,           IN,  "NS or NA too short, routed, or with a bad option") \
+	X(NDP_OTHER_TARGET,        IN,  "NS for an address that is not the port's") \
 	X(L4_TRUNCATED,            IN,  "UDP or TCP header cut short") \
 	X(BTH_TRUNCATED,           IN,  "UDP port 4791 without a complete InfiniBand BTH") \
-	X(SIP_MC,                  IN,  "multicast source IP") \
+	X(SIP_MC,                  IN,  "multicast source IP (IPv4 or IPv6)") \
 	X(SIP_CLASS_E,             IN,  "class E source IP") \
 	X(SIP_BC,                  IN,  "broadcast source IP") \
-	X(SIP_UNSPECIFIED,         IN,  "source IP 0.0.0.0") \
-	X(SIP_LOOPBACK,            IN,  "source IP in 127/8") \
-	X(DIP_LOOPBACK,            IN,  "destination IP in 127/8") \
+	X(SIP_UNSPECIFIED,         IN,  "source IP 0.0.0.0 or ::") \
+	X(SIP_LOOPBACK,            IN,  "source IP in 127/8 or ::1") \
+	X(SIP_LINK_LOCAL,          IN,  "IPv6 link-local source (fe80::/10) on a routed packet") \
+	X(DIP_LOOPBACK,            IN,  "destination IP in 127/8 or ::1") \
+	X(DIP_UNSPECIFIED,         IN,  "destination IPv6 ::") \
+	X(DIP_LINK_LOCAL,          IN,  "IPv6 link-local destination that is not the port's") \
 	X(DIP_MULTICAST,           IN,  "multicast or broadcast destination IP (not routed)") \
+	X(IPV6_MC_SCOPE0,          IN,  "IPv6 multicast destination of reserved scope 0") \
+	X(IPV6_MC_SCOPE1,          IN,  "IPv6 multicast destination of interface-local scope") \
 	X(UC_DIP_MC_DMAC,          IN,  "unicast destination IP in a multicast or broadcast frame") \
-	X(TTL,                     IN,  "TTL 0 or 1 on a routed packet") \
+	X(TTL,                     IN,  "TTL or IPv6 hop limit 0 or 1 on a routed packet") \
 	X(LPM4_MISS,               IN,  "no IPv4 route") \
+	X(LPM6_MISS,               IN,  "no IPv6 route") \
 	X(BLACKHOLE_ROUTE,         IN,  "route is a blackhole") \
-	X(LOCAL_UNSUPPORTED,       IN,  "addressed to the switch, but not ICMP echo") \
-	X(ICMP_MALFORMED,          IN,  "ICMP to the switch too short or bad checksum") \
-	X(UNRESOLVED_NEXT_HOP,     IN,  "next hop did not answer ARP in time") \
+	X(LOCAL_UNSUPPORTED,       IN,  "addressed to the switch, but not ICMP(v6) echo or NDP") \
+	X(ICMP_MALFORMED,          IN,  "ICMP or ICMPv6 to the switch too short or bad checksum") \
+	X(UNRESOLVED_NEXT_HOP,     IN,  "next hop did not answer ARP or NDP in time") \
 	X(PFC_WD_RX_DROP,          IN,  "on a priority whose queue the PFC watchdog stormed (drop)") \
-	X(NEIGH_HOLD_OVERFLOW,     IN,  "too many packets waiting for ARP") \
+	X(NEIGH_HOLD_OVERFLOW,     IN,  "too many packets waiting for ARP or NDP") \
 	X(INGRESS_PG_THRESHOLD,    IN,  "lossy PG over its shared-buffer threshold") \
 	X(HEADROOM_OVERFLOW,       IN,  "lossless PG out of headroom (PFC came too late)") \
 	X(MBUF_LIMIT,              IN,  "the buffer holds as many packets as lsw has mbufs for") \
-	X(EXCEEDS_L3_MTU,          OUT, "IPv4 packet larger than the egress MTU") \
+	X(EXCEEDS_L3_MTU,          OUT, "IPv4 or IPv6 packet larger than the egress MTU") \
 	X(EGRESS_QUEUE_THRESHOLD,  OUT, "egress queue over its shared-buffer threshold") \
 	X(WRED_DROP,               OUT, "not-ECT packet dropped by its queue's WRED profile") \
 	X(PFC_WD_TX_DROP,          OUT, "for a queue the PFC watchdog stormed (drop)") \

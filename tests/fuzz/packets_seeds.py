@@ -10,6 +10,8 @@ import struct
 import sys
 
 from scapy.all import (ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw)  # noqa: E402
+from scapy.all import (ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,  # noqa: E402
+                       ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr)
 from scapy.contrib.roce import BTH  # noqa: E402
 
 OP_RAW, OP_FRAME, OP_BURST, OP_CLOCK, OP_LOOP, OP_ADMIN, OP_LINK = range(7)
@@ -69,7 +71,30 @@ def main(out):
         "arp-reply": e / ARP(op=2, hwsrc=HOST, psrc="10.0.0.1", pdst="10.0.0.0"),
         "arp-garp": Ether(dst="ff:ff:ff:ff:ff:ff", src=HOST) /
         ARP(op=1, hwsrc=HOST, psrc="10.0.0.1", pdst="10.0.0.1"),
-        "ipv6": e / IPv6(dst="2001:db8::1") / UDP(),
+        "ipv6": e / IPv6(src="2001:db8::2", dst="2001:db8::1") / UDP(),
+        # IPv6 (tests/fuzz/switch.json routes it): forwarded by ECMP and by the default
+        # route's link-local next hop, RoCEv2, hop limit, too big, martians, NDP, ping.
+        "ipv6-ecmp": e / IPv6(src="2001:db8::2", dst="2001:db8:100::9", fl=7) /
+        UDP(sport=49152, dport=4791) / BTH(opcode=0x0A, dqpn=0x100) / Raw(b"r" * 64),
+        "ipv6-default": e / IPv6(src="2001:db8::2", dst="3fff::9", tc=0x0e) / TCP(),
+        "ipv6-hlim": e / IPv6(src="2001:db8::2", dst="3fff::9", hlim=1) / UDP(),
+        "ipv6-big": e / IPv6(src="2001:db8::2", dst="3fff::9") / UDP() / Raw(b"b" * 1600),
+        "ipv6-blackhole": e / IPv6(src="2001:db8::2", dst="2001:db8:300::1") / UDP(),
+        "ipv6-glean": e / IPv6(src="2001:db8:100::2", dst="2001:db8::99") / UDP(),
+        "ipv6-ll-src": e / IPv6(src="fe80::2", dst="3fff::9") / UDP(),
+        "ipv6-ll-dst": e / IPv6(src="2001:db8::2", dst="fe80::ff:fe00:1") /
+        ICMPv6EchoRequest(),
+        "ipv6-mc": Ether(dst="33:33:00:00:00:01", src=HOST) /
+        IPv6(src="2001:db8::2", dst="ff01::1") / UDP(),
+        "ipv6-echo": e / IPv6(src="2001:db8::2", dst="2001:db8::1") / ICMPv6EchoRequest(),
+        "ipv6-ns": Ether(dst="33:33:ff:00:00:01", src=HOST) /
+        IPv6(src="2001:db8::2", dst="ff02::1:ff00:1", hlim=255) / ICMPv6ND_NS(tgt="2001:db8::1") /
+        ICMPv6NDOptSrcLLAddr(lladdr=HOST),
+        "ipv6-ns-dad": Ether(dst="33:33:ff:00:00:01", src=HOST) /
+        IPv6(src="::", dst="ff02::1:ff00:1", hlim=255) / ICMPv6ND_NS(tgt="fe80::ff:fe00:1"),
+        "ipv6-na": e / IPv6(src="2001:db8::99", dst="2001:db8::1", hlim=255) /
+        ICMPv6ND_NA(tgt="2001:db8::99", S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=HOST),
+        "ipv6-short": Raw(bytes(e / IPv6(src="2001:db8::2", dst="3fff::9") / UDP())[:50]),
         "roce-write": roce("10.1.0.9"),
         "roce-ce": roce("10.2.0.9", ecn=3),
         "roce-ack": roce("10.5.0.9", opcode=0x11, size=60),

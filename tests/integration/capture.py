@@ -124,7 +124,7 @@ def test_capture_replay():
                Raw(b"t" * 20))
     inp.append(eth / IP(src="10.0.0.1", dst="172.16.0.1") / UDP())  # LPM4_MISS
     inp.append(eth / IPv6(src="fd00::1", dst="fd00::2") / UDP(sport=9, dport=4791) /
-               Raw(b"\x0a" + b"\0" * 11 + b"v6"))  # a BTH, and IPV6_NOT_ROUTED
+               Raw(b"\x0a" + b"\0" * 11 + b"v6"))  # a BTH, and LPM6_MISS
     n_in, n_out0 = len(inp), 3  # ARP reply, echo reply, time exceeded
     wrpcap(os.path.join(tmp, "in.pcap"), inp)
     PcapWriter(os.path.join(tmp, "empty.pcap"), linktype=1, sync=True).close()

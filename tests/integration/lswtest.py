@@ -180,10 +180,12 @@ def port_total(stats, port, direction="IN"):
 _tmpdirs = []
 
 
-def roce_pcap(path, size, flows, dst_net, dscp=None, ecn=None):
+def roce_pcap(path, size, flows, dst_net, dscp=None, ecn=None, ipv6=False):
     """Write @flows RoCEv2 frames of @size bytes to @dst_net (tools/lsw-pcapgen) into @path."""
     cmd = [os.path.join(SOURCE, "tools", "lsw-pcapgen"), path, "--profile", "roce",
            "--size", str(size), "--flows", str(flows), "--dst-net", dst_net]
+    if ipv6:
+        cmd.append("--ipv6")
     if dscp is not None:
         cmd += ["--dscp", str(dscp)]
     if ecn is not None:

@@ -70,7 +70,7 @@ def test_pcap_forward():
     add(eth / IP(src="10.0.0.1", dst="10.2.0.5", chksum=0x1234) / UDP(), drop="IPV4_BAD_CHECKSUM")
     add(eth / IP(src="10.0.0.1", dst="10.3.0.1") / UDP(), drop="BLACKHOLE_ROUTE")
     add(eth / IP(src="10.0.0.1", dst="172.16.0.1") / UDP(), drop="LPM4_MISS")
-    add(eth / IPv6(src="fd00::1", dst="fd00::2") / UDP(), drop="IPV6_NOT_ROUTED")
+    add(eth / IPv6(src="fd00::1", dst="fd00::2") / UDP(), drop="LPM6_MISS")  # no IPv6 route
     add(eth / Dot1Q(vlan=100) / IP(src="10.0.0.1", dst="10.2.0.5") / UDP(),
         drop="VLAN_TAG_NOT_ALLOWED")
     add(Ether(bytes(eth / IP(src="10.0.0.1", dst="10.2.0.5") / UDP())[:30]),

@@ -82,7 +82,10 @@ def methods(sw):
     assert info["workers"][0]["ports"] == ["Ethernet0", "Ethernet4"]
     ports = sw.rpc("port.list")
     assert [p["name"] for p in ports] == ["Ethernet0", "Ethernet4"]
-    assert ports[0]["addresses"] == ["10.0.0.0/31"] and ports[0]["driver"] == "net_null"
+    # the IPv4 address, then the link-local one from the port MAC (EUI-64)
+    assert ports[0]["addresses"][0] == "10.0.0.0/31" and ports[0]["driver"] == "net_null"
+    ll = ports[0]["addresses"][-1]
+    assert ll.startswith("fe80::") and ll.endswith("/64")
     assert ports[0]["mac"] == "02:00:00:00:00:01" and ports[0]["mtu"] == 9100
     st = sw.rpc("port.stats")
     assert set(st["ports"]) == {"Ethernet0", "Ethernet4"} and st["timestamp_ns"] > 0
@@ -93,7 +96,7 @@ def methods(sw):
     assert routes["10.0.1.0/31"]["type"] == "connected"
     nbrs = sw.rpc("neighbor.list")
     assert nbrs == [{"ip": "10.0.1.1", "port": "Ethernet4", "mac": "02:00:00:00:04:01",
-                     "state": "static", "age_s": None}], nbrs
+                     "family": "IPv4", "state": "static", "age_s": None}], nbrs
     # port.set: down then up, visible in port.list and in the running config.
     assert sw.rpc("port.set", {"port": "Ethernet4", "admin_status": "down"})["admin_status"] == \
         "down"

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,10 @@ t_switch_new(const char *json)
 	sw->fibc = lsw_fibctl_create(NULL, name);
 	assert_non_null(sw->fibc);
 	assert_int_equal(lsw_fibctl_load(sw->fibc, sw->cfg), 0);
+	sw->fib6c = lsw_fib6ctl_create(NULL, name, 0);
+	assert_non_null(sw->fib6c);
+	assert_int_equal(lsw_fib6ctl_update(sw->fib6c, sw->cfg, 0), 0);
+	sw->dp.fib6 = sw->fib6c->fib;
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
 		sw->port[p].port_id = p;
 		sw->port[p].mac = sw->cfg->port[p].mac;
@@ -155,6 +160,7 @@ t_switch_free(struct t_switch *t)
 			rte_pktmbuf_free(m);
 	}
 	lsw_neigh_drop_held(&t->w);
+	lsw_ndp_drop_held(&t->w);
 	lsw_capture_free(sw);
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 		if (sw->dp.sched[p] != NULL)
@@ -166,6 +172,7 @@ t_switch_free(struct t_switch *t)
 	sw->dp.conf = t->conf;
 	lsw_ecmp_free(sw);
 	lsw_fibctl_destroy(sw->fibc);
+	lsw_fib6ctl_destroy(sw->fib6c);
 	rte_free(sw->dp.ecmp_sig);
 	rte_ring_free(sw->dp.neigh_ring);
 	lsw_timeline_free(sw);
@@ -329,6 +336,54 @@ t_build_ipv4(uint8_t *buf, const struct t_flow *f)
 		p[l4 + i] = (uint8_t)i;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	return (uint16_t)(l3 - buf + tlen);
+}
+
+void
+t_ip6(const char *s, uint8_t *ip)
+{
+	if (inet_pton(AF_INET6, s, ip) != 1)
+		fail_msg("bad IPv6 address %s", s);
+}
+
+uint16_t
+t_build_ipv6(uint8_t *buf, const struct t_flow *f)
+{
+	uint8_t proto = f->proto ? f->proto : IPPROTO_UDP;
+	uint8_t *l3 = eth(buf, f->dmac ? f->dmac : "02:00:00:00:00:01",
+			  f->smac ? f->smac : "02:00:00:00:01:01", f->vlan, RTE_ETHER_TYPE_IPV6);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+	uint16_t l4 = proto == IPPROTO_UDP || proto == IPPROTO_ICMPV6 ? 8 :
+		      proto == IPPROTO_TCP ? 20 : 0;
+	uint16_t plen = (uint16_t)(l4 + f->payload);
+
+	memset(ip, 0, 40u + plen);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)f->tos << 20 | f->flow_label);
+	ip->payload_len = rte_cpu_to_be_16(plen);
+	ip->proto = proto;
+	ip->hop_limits = f->ttl ? f->ttl : 64;
+	t_ip6(f->src ? f->src : "2001:db8::2", ip->src_addr);
+	t_ip6(f->dst ? f->dst : "2001:db8:1::1", ip->dst_addr);
+	uint8_t *p = l3 + 40;
+	if (proto == IPPROTO_UDP || proto == IPPROTO_TCP) {
+		p[0] = (uint8_t)(f->sport >> 8);
+		p[1] = (uint8_t)f->sport;
+		p[2] = (uint8_t)(f->dport >> 8);
+		p[3] = (uint8_t)f->dport;
+		if (proto == IPPROTO_UDP) {
+			p[4] = (uint8_t)(plen >> 8);
+			p[5] = (uint8_t)plen;
+		}
+	}
+	for (uint16_t i = 0; i < f->payload; i++)
+		p[l4 + i] = (uint8_t)i;
+	if (proto == IPPROTO_ICMPV6) {
+		p[0] = f->icmp_type;
+		p[4] = 0x12;
+		p[5] = 0x34;
+		uint16_t s = (uint16_t)~lsw_icmp6_sum(ip, p, plen);
+		memcpy(p + 2, &s, 2);
+	}
+	return (uint16_t)(l3 - buf + 40 + plen);
 }
 
 uint16_t

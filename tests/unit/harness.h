@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include "lsw/dataplane.h"
 #include "fibctl.h"
+#include "fib6ctl.h"
 #include "switch.h"
 
 #define T_HZ UINT64_C(1000000000) /* fake TSC: one tick per nanosecond */
@@ -55,12 +56,17 @@ struct t_flow {
 	uint16_t payload;       /* bytes after the L4 header */
 	int vlan;               /* >= 0: add an 802.1Q tag with this VID */
 	bool df;
-	uint8_t tos;            /* DSCP << 2 | ECN */
+	uint8_t tos;            /* DSCP << 2 | ECN (IPv6: the traffic class) */
+	uint32_t flow_label;    /* IPv6 */
+	uint8_t icmp_type;      /* IPv6 with proto IPPROTO_ICMPV6: the type (checksum set) */
 };
 uint16_t t_build_ipv4(uint8_t *buf, const struct t_flow *f);
 uint16_t t_build_arp(uint8_t *buf, uint16_t op, const char *smac, const char *sip,
 		     const char *tmac, const char *tip, const char *eth_dst);
 uint32_t t_ip(const char *s);
+/* IPv6: @src and @dst of @f are IPv6 text; proto UDP, TCP or ICMPv6 (8-byte header). */
+uint16_t t_build_ipv6(uint8_t *buf, const struct t_flow *f);
+void t_ip6(const char *s, uint8_t *ip);
 /* Call RPC @method with @params (JSON text, NULL for none) on the test switch, as the socket
  * would; the response object (the caller frees it). The harness follows the snapshot. */
 json_t *t_rpc(struct t_switch *t, const char *method, const char *params);

@@ -128,8 +128,8 @@ static const char *const bads[][3] = {
 	 "no port"},
 	{"{\"INTERFACE\": {\"Ethernet0|10.9.0.1/33\": {}}}", "$.INTERFACE['Ethernet0|10.9.0.1/33']",
 	 "prefix"},
-	{"{\"INTERFACE\": {\"Ethernet0|2001:db8::1/64\": {}}}",
-	 "$.INTERFACE['Ethernet0|2001:db8::1/64']", "IPv6"},
+	{"{\"INTERFACE\": {\"Ethernet0|2001:db8::/64\": {}}}",
+	 "$.INTERFACE['Ethernet0|2001:db8::/64']", "subnet-router anycast"},
 	{"{\"INTERFACE\": {\"Ethernet0|10.9.0.0/24\": {}}}", "$.INTERFACE['Ethernet0|10.9.0.0/24']",
 	 "network or broadcast"},
 	{"{\"INTERFACE\": {\"Ethernet0|10.9.0.255/24\": {}}}",
@@ -188,7 +188,7 @@ static const char *const bads[][3] = {
 	{"{\"NEIGH\": {\"10.0.1.9\": {\"neigh\": \"02:00:00:00:00:07\"}}}",
 	 "$.NEIGH['10.0.1.9']", "PORT|"},
 	{"{\"NEIGH\": {\"Ethernet4|10.0.1.9\": {\"neigh\": \"02:00:00:00:00:07\","
-	 " \"family\": \"IPv6\"}}}", "$.NEIGH['Ethernet4|10.0.1.9'].family", "one of"},
+	 " \"family\": \"IPv6\"}}}", "$.NEIGH['Ethernet4|10.0.1.9'].family", "does not match"},
 	{"{\"NEIGH\": [1]}", "$.NEIGH", "object"},
 };
 

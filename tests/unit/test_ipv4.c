@@ -341,13 +341,14 @@ test_drops(void **state)
 		for (uint16_t p = 0; p < 4; p++)
 			assert_int_equal(t_tx_count(t, p), 0);
 	}
-	/* Non-IPv4 that lsw does not route. */
+	/* An IPv6 header of zeros (test_ipv6.c has the rest), then what lsw does not route. */
 	memset(buf, 0, 80);
 	t_mac(T_SWITCH_MAC, (struct rte_ether_addr *)buf);
 	t_mac("02:00:00:00:01:01", (struct rte_ether_addr *)(buf + 6));
 	buf[12] = 0x86, buf[13] = 0xdd, buf[14] = 0x60;
+	uint64_t unspec = t_drops(t, T_PORT0, LSW_DROP_SIP_UNSPECIFIED);
 	t_rx(t, T_PORT0, buf, 80, 0);
-	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_IPV6_NOT_ROUTED), 1);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_SIP_UNSPECIFIED), unspec + 1);
 	buf[12] = 0x88, buf[13] = 0x08;
 	t_rx(t, T_PORT0, buf, 60, 0);
 	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_MAC_CONTROL_UNKNOWN), 1);
