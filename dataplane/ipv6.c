@@ -52,7 +52,11 @@ classify6(const struct lsw_snapshot *conf, uint16_t in_port, const struct rte_ip
 static inline uint32_t
 flow_crc6(const struct rte_ipv6_hdr *ip, const struct lsw_pkt_info *pi)
 {
-	uint32_t h = rte_hash_crc(ip->src_addr, 32, 0);
+	/* The addresses sit 2 bytes off 8-byte alignment in the frame and rte_hash_crc
+	 * loads 8 bytes at a time (UBSan): hashed from a copy. */
+	uint64_t a[4];
+	memcpy(a, ip->src_addr, sizeof(a));
+	uint32_t h = rte_hash_crc(a, sizeof(a), 0);
 
 	h = rte_hash_crc_4byte(ip->vtc_flow & rte_cpu_to_be_32(0xfffff), h);
 	h = rte_hash_crc_4byte((uint32_t)pi->sport << 16 | pi->dport, h);

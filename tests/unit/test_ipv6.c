@@ -221,7 +221,9 @@ check_icmp6_error(struct rte_mbuf *m, uint8_t type, uint8_t code, const uint8_t 
 	assert_int_equal(icmp[0], type);
 	assert_int_equal(icmp[1], code);
 	assert_int_equal(lsw_icmp6_sum(ip, icmp, plen), 0xffff);
-	assert_int_equal(rte_be_to_cpu_32(*(rte_be32_t *)(icmp + 4)), mtu);
+	rte_be32_t mtu_be; /* unaligned in the frame (UBSan) */
+	memcpy(&mtu_be, icmp + 4, sizeof(mtu_be));
+	assert_int_equal(rte_be_to_cpu_32(mtu_be), mtu);
 	assert_memory_equal(icmp + 8, orig + 14, 40); /* the offending header */
 	assert_true(plen <= 1280 - 40);
 }
