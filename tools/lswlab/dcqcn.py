@@ -44,6 +44,10 @@ def run(sc, rep, rundir, quick):
     kmax = size_bytes(e["kmax"])
     out, queues = {}, {}
     for case in sc["cases"]:
+        # A case for comparison only (NVIDIA's profile beside the paper's) is left out of
+        # --quick: it has no check.
+        if quick and sc["cases"][case].get("report_only"):
+            continue
         res, qrows, d, pauses = one(sc, rep, case, n, rundir, quick)
         rates = common.rates_last_half(res)
         t_end = max((r[0] for r in res["samples"]["rows"]), default=0) / 1e6
@@ -57,14 +61,24 @@ def run(sc, rep, rundir, quick):
         rep.csv("queue_" + case, ["t_s", "bytes"], qrows)
         rep.csv("samples_" + case, res["samples"]["columns"], res["samples"]["rows"])
         if case == "dcqcn":
-            for col, title, ylabel, scale, about in (
-                    ("tx_bps", "Each flow's rate (DCQCN)", "Mb/s", 1e-6,
-                     "The flows start apart at line rate; CNPs cut each newcomer and the "
-                     "others, and they settle on equal shares of the receiver's link."),
-                    ("alpha", "Each flow's alpha (DCQCN)", "alpha", 1,
-                     "Alpha tracks how often CNPs arrive: it rises while the queue is marked "
-                     "and decays without marks.")):
-                rep.lines(col, title, "time (ms)", ylabel,
+            plots = (("tx_bps", "tx_bps", "Each flow's rate (DCQCN)", "Mb/s", 1e-6,
+                      "The flows start apart at line rate; CNPs cut each newcomer and the "
+                      "others, and they settle on equal shares of the receiver's link."),
+                     ("alpha", "alpha", "Each flow's alpha (DCQCN)", "alpha", 1,
+                      "Alpha tracks how often CNPs arrive: it rises while the queue is marked "
+                      "and decays without marks."))
+        elif sc["cases"][case].get("report_only"):
+            plots = (("tx_bps", "tx_bps_" + case, "Each flow's rate (%s)" % case, "Mb/s", 1e-6,
+                      "The same flows under NVIDIA's firmware profile, for comparison (no "
+                      "check): its alpha decays fast (g 5/1024 every microsecond, stretched), "
+                      "so a CNP cuts a rate by little, and shares that start unequal can stay "
+                      "unequal for the whole run (its Jain's index is in results.json, "
+                      "metrics.cases)."),)
+        else:
+            plots = ()
+        if plots:
+            for col, name, title, ylabel, scale, about in plots:
+                rep.lines(name, title, "time (ms)", ylabel,
                           {"QP %d" % qp: (xs, [y * scale for y in ys])
                            for qp, (xs, ys) in common.series(res, col).items()}, about)
         rep.metrics.setdefault("cases", {})[case] = out[case]
