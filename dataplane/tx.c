@@ -244,6 +244,12 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 
 	if (unlikely(!conf->port[port].admin_up)) {
 		lsw_egress_drop_all(w, conf, port, LSW_DROP_L3_EGRESS_LINK_DOWN);
+		/* A port that is down sends no PFC frame either, and the peer's pause ends with
+		 * the link (its timer runs out at the latest): an XON or XOFF left pending here
+		 * would wait for ever (the packet fuzzer found it), so none is. The port comes
+		 * back with the peer taken as not paused, and a PG still congested then sends
+		 * its XOFF at once (xoff_pg clear), not at its next refresh. */
+		s->pfc.tx_xoff = s->pfc.tx_xon = s->pfc.tx_paused = s->pfc.xoff_pg = 0;
 		return 0;
 	}
 	if (unlikely(conf->port[port].suspended))

@@ -310,6 +310,48 @@ test_pfc_off_resumes_peer(void **state)
 	t_switch_free(t);
 }
 
+/* A port that goes admin down while it pauses its peer: the pending XOFF and the XON that
+ * would end the pause are dropped with the link (found by the packet fuzzer: the XON
+ * waited for ever). Back up with its PG still congested, it sends its XOFF at once. */
+static void
+test_admin_down_drops_pfc(void **state)
+{
+	struct t_switch *t = t_switch_new(CONFIG);
+	uint8_t enable;
+	uint16_t time[8];
+
+	(void)state;
+	to_xoff(t, 1000);
+	assert_int_not_equal(sched(t, 0)->pfc.tx_xoff, 0); /* the XOFF is pending */
+	t->conf->port[0].admin_up = 0;
+	lsw_egress_run(&t->w, t->conf, 0, 1000);
+	const struct lsw_pfc_port *pf = &sched(t, 0)->pfc;
+	assert_int_equal(pf->tx_xoff | pf->tx_xon | pf->tx_paused | pf->xoff_pg, 0);
+	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 1000));
+	/* Still down and still congested: whatever the poll wants to send is dropped again. */
+	lsw_pfc_poll(&t->w, t->conf, 0, 2000);
+	lsw_egress_run(&t->w, t->conf, 0, 2000);
+	assert_int_equal(pf->tx_xoff | pf->tx_xon, 0);
+	/* Back up, PG 3 above XOFF: XOFF now, not at the next refresh. */
+	t->conf->port[0].admin_up = 1;
+	lsw_pfc_poll(&t->w, t->conf, 0, 3000);
+	assert_non_null(take_pfc(t, 0, 3000, &enable, time));
+	assert_int_equal(enable, 1 << 3);
+	assert_int_equal(time[3], 4096);
+	/* Drained while down: no XON is left waiting, and none goes out once it is up. */
+	t->conf->port[0].admin_up = 0;
+	lsw_egress_run(&t->w, t->conf, 0, 4000);
+	while (t_tx_count(t, 1))
+		rte_pktmbuf_free(t_tx_take(t, 1));
+	lsw_pfc_poll(&t->w, t->conf, 0, 5000);
+	lsw_egress_run(&t->w, t->conf, 0, 5000);
+	assert_int_equal(pf->tx_xoff | pf->tx_xon | pf->xoff_pg, 0);
+	t->conf->port[0].admin_up = 1;
+	lsw_pfc_poll(&t->w, t->conf, 0, 6000);
+	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 6000));
+	t_switch_free(t);
+}
+
 /* No mbuf for a PFC frame: it is put off (counted), not lost, and goes out next time. */
 static void
 test_deferred(void **state)
@@ -409,6 +451,7 @@ main(void)
 		cmocka_unit_test(test_generation),
 		cmocka_unit_test(test_deferred),
 		cmocka_unit_test(test_pfc_off_resumes_peer),
+		cmocka_unit_test(test_admin_down_drops_pfc),
 		cmocka_unit_test(test_lossy_isolation),
 	};
 	t_eal_init();
