@@ -145,9 +145,10 @@ setup(struct lsw_switch *sw)
 			return -1;
 	}
 	sw->buffer_base = rte_zmalloc("lsw_buffer_base", sizeof(*sw->buffer_base), 0);
+	sw->view = rte_zmalloc("lsw_stats_view", sizeof(*sw->view), 0);
 	dp->ecmp_sig = rte_zmalloc("lsw_ecmp_sig", sizeof(*dp->ecmp_sig) * LSW_MAX_PORTS,
 				   RTE_CACHE_LINE_SIZE);
-	if (sw->buffer_base == NULL || dp->ecmp_sig == NULL)
+	if (sw->buffer_base == NULL || sw->view == NULL || dp->ecmp_sig == NULL)
 		return -1;
 	/* A queue can hold every mbuf, so the MMU, not the FIFO, decides what is dropped. */
 	for (uint16_t p = 0; p < c->n_ports; p++) {
@@ -289,6 +290,7 @@ teardown(struct lsw_switch *sw)
 	}
 	rte_free(dp->qsv);
 	rte_free(sw->buffer_base);
+	rte_free(sw->view);
 	rte_free(dp->ctr);
 	rte_free(sw->workers);
 	rte_mempool_free(dp->pool);

@@ -184,7 +184,9 @@ handle_one(struct lsw_switch *sw, json_t *req)
 			     "parameters");
 	} else {
 		json_t *p = params ? json_incref(params) : json_object();
+		lsw_stats_view_begin(sw);
 		result = lsw_rpc_call(sw, m, p, &e);
+		lsw_stats_view_end(sw);
 		json_decref(p);
 	}
 	if (id == NULL) { /* a notification gets no answer, not even an error */

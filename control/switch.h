@@ -102,6 +102,7 @@ struct lsw_switch {
 	struct lsw_lcore_counters base; /* counters at the last stats.clear */
 	struct rte_eth_stats pmd_base[LSW_MAX_PORTS];
 	struct lsw_buffer_lcore *buffer_base; /* MMU counters at the last stats.clear */
+	struct lsw_stats_view *view;    /* one reading per RPC request (stats.c); NULL: none */
 	bool suspended[LSW_MAX_PORTS];  /* port being reconfigured (see ports.c) */
 	uint8_t wd_ignore_pause[LSW_MAX_PORTS]; /* PFC watchdog actions in force, per queue */
 	uint8_t wd_drop[LSW_MAX_PORTS];
@@ -164,6 +165,20 @@ struct lsw_lcore_counters *lsw_stats_counters(const struct lsw_switch *sw, bool 
 /* The buffer the same way: occupancy and counters summed, watermarks the largest any
  * worker saw. */
 struct lsw_buffer_lcore *lsw_stats_buffer(const struct lsw_switch *sw, bool raw);
+/* One reading of the workers' counters for everything one RPC request asks: stats.get's
+ * eight parts answer from it, so the document holds one reading, and a worker pays the
+ * cache misses of being read (each line it writes that the main lcore has just read) once
+ * per request, not once per part. Main lcore only, under ctl_lock. */
+struct lsw_stats_view {
+	bool open;                     /* a request is being answered */
+	bool have_ctr, have_buf;       /* read already during this request */
+	struct lsw_lcore_counters ctr; /* raw sums, as read */
+	struct lsw_buffer_lcore buf;
+};
+/* Around each request (rpc.c): readings in between come from the view. Elsewhere (the
+ * watchdog, telemetry, stats.clear) every reading is fresh. */
+void lsw_stats_view_begin(struct lsw_switch *sw);
+void lsw_stats_view_end(struct lsw_switch *sw);
 /* lsw_stats_counters(sw, false) into @out, a view the caller has. */
 void lsw_stats_sum(const struct lsw_switch *sw, struct lsw_lcore_counters *out);
 void lsw_stats_pmd(const struct lsw_switch *sw, uint16_t port, struct rte_eth_stats *st);
