@@ -157,8 +157,12 @@ static void
 fib_reclaim(struct lsw_switch *sw)
 {
 	for (uint32_t i = 0; i < sw->fibc->n_dead_gid; i++)
-		lsw_ecmp_forget(sw, sw->fibc->dead_gid[i]);
+		lsw_ecmp_forget(sw, false, sw->fibc->dead_gid[i]);
 	lsw_fibctl_reclaim(sw->fibc);
+	for (uint32_t g = 0; g < LSW_MAX_NHG6; g++)
+		if (sw->fib6c->dead_gid[g / 64] >> (g % 64) & 1)
+			lsw_ecmp_forget(sw, true, g);
+	memset(sw->fib6c->dead_gid, 0, sizeof(sw->fib6c->dead_gid));
 }
 
 /* A change failed after the FIB took (part of) @n: put the running config's routes back

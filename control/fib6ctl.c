@@ -329,6 +329,7 @@ collect(struct lsw_fib6ctl *fc, const struct lsw_config *n)
 		if (!used[g] && fc->fib->group[g] != NULL) {
 			rte_free(fc->fib->group[g]);
 			fc->fib->group[g] = NULL;
+			fc->dead_gid[g / 64] |= UINT64_C(1) << (g % 64);
 		}
 	for (uint32_t id = 0; id < LSW_MAX_NH6; id++) {
 		struct lsw_nh_meta *m = &fc->meta[id];

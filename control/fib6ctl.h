@@ -27,6 +27,9 @@ struct lsw_fib6ctl {
 	struct lsw_route6 *routes;        /* [LSW_MAX_ROUTES6] */
 	uint64_t swaps;                   /* changes applied: table swaps */
 	uint64_t ops;                     /* rule adds and deletes, per table */
+	/* Groups freed since the last config change reclaimed them (bit per id): their ECMP
+	 * counters start again from zero once no worker holds them (config_apply.c). */
+	uint64_t dead_gid[LSW_MAX_NHG6 / 64];
 };
 
 /* @num_tbl8: the trie's second-level groups per table (0: the most, 32767). */

@@ -167,7 +167,7 @@ test_group_reclaim(void **state)
 	assert_true(gid >= LSW_NHG_ID_FIRST_FREE && fc->fib->group[gid] != NULL);
 	assert_int_not_equal(route_of(t, "10.1.2.3", NULL), -1);
 	struct lsw_ecmp_ctr c;
-	lsw_ecmp_counters(&t->sw, gid, &c);
+	lsw_ecmp_counters(&t->sw, false, gid, &c);
 	assert_int_equal(c.member[0].pkts + c.member[1].pkts, 1);
 
 	t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": \"10.0.1.1\", "
@@ -188,7 +188,7 @@ test_group_reclaim(void **state)
 	t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
 		 "\"10.0.1.1,10.0.1.3\", \"replace\": true}");
 	assert_int_equal(rte_lpm_lookup(fc->fib->lpm, t_ip("10.1.0.1"), &v), 0);
-	lsw_ecmp_counters(&t->sw, v, &c);
+	lsw_ecmp_counters(&t->sw, false, v, &c);
 	assert_int_equal(c.member[0].pkts + c.member[1].pkts, 0);
 	assert_int_not_equal(route_of(t, "10.1.2.3", NULL), -1);
 	t_switch_free(t);
