@@ -51,21 +51,13 @@ mac_is(const struct rte_ether_addr *a, const char *s)
 	return rte_is_same_ether_addr(a, &b);
 }
 
-static const char *
-error_path(json_t *resp)
-{
-	json_t *errs = json_object_get(json_object_get(json_object_get(resp, "error"), "data"),
-				       "errors");
-	return json_string_value(json_object_get(json_array_get(errs, 0), "path"));
-}
-
 /* A call refused with its first error at @path. */
 static void
 t_refused(struct t_switch *t, const char *method, const char *params, const char *path)
 {
 	json_t *resp = t_rpc(t, method, params);
 
-	assert_string_equal(error_path(resp), path);
+	assert_string_equal(t_error_path(resp), path);
 	json_decref(resp);
 }
 
