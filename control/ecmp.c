@@ -102,9 +102,16 @@ lsw_ecmp_build(struct lsw_switch *sw, struct lsw_snapshot *d)
 			   e->queue_thr[p]);
 	}
 	e->n_grp = fc->next_group;
-	e->n_grp6 = LSW_MAX_NHG6; /* IPv6's FIB reuses the lowest free id: no high mark */
+	/* IPv6's FIB reuses the lowest free id and keeps no high mark: one past the highest
+	 * group a route names, so that a snapshot holds no more than it needs. */
+	e->n_grp6 = 0;
+	for (uint32_t i = 0; sw->fib6c != NULL && i < sw->fib6c->n_routes; i++) {
+		uint32_t v = sw->fib6c->routes[i].value;
+		if (!(v & LSW_FIB6_NH_BIT) && v >= e->n_grp6)
+			e->n_grp6 = v + 1;
+	}
 	e->grp = rte_zmalloc("lsw_ecmp_grp_dp", sizeof(*e->grp) * e->n_grp, RTE_CACHE_LINE_SIZE);
-	e->grp6 = rte_zmalloc("lsw_ecmp_grp_dp", sizeof(*e->grp6) * e->n_grp6,
+	e->grp6 = rte_zmalloc("lsw_ecmp_grp_dp", sizeof(*e->grp6) * RTE_MAX(e->n_grp6, 1u),
 			      RTE_CACHE_LINE_SIZE);
 	if (e->grp == NULL || e->grp6 == NULL)
 		goto fail;
