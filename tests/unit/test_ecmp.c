@@ -794,14 +794,27 @@ test_groups6(void **state)
 	resp = t_rpc(t, "ecmp.stats", "{\"prefix\": \"2001:db8:7::/48\"}");
 	assert_string_equal(t_error_path(resp), "$.params.prefix");
 	json_decref(resp);
-	/* The group goes (its route loses a next hop): the mode goes with it. */
-	res = t_rpc_ok(t, "config.set", "{\"config\": {\"ECMP\": {\"2001:db8:6::/48\": null},"
-		       " \"STATIC_ROUTE\": {\"2001:db8:6::/48\": {\"nexthop\": \"2001:db8:4::1\"}}}}",
-		       &resp);
+	/* The group goes (route.add leaves its route one next hop): its ECMP entry goes with
+	 * it, as an IPv4 route's does. */
+	res = t_rpc_ok(t, "route.add", "{\"prefix\": \"2001:db8:6::/48\", \"replace\": true,"
+		       " \"nexthop\": \"2001:db8:4::1\"}", &resp);
 	json_decref(resp);
 	res = t_rpc_ok(t, "ecmp.groups", NULL, &resp);
 	assert_null(group_of(res, "2001:db8:6::/48"));
 	assert_non_null(group_of(res, "10.1.0.0/16"));
+	json_decref(resp);
+	/* Back to a group with an entry of its own; route.del takes both. */
+	res = t_rpc_ok(t, "route.add", "{\"prefix\": \"2001:db8:6::/48\", \"replace\": true,"
+		       " \"nexthop\": \"2001:db8:4::1,2001:db8:8::1\"}", &resp);
+	json_decref(resp);
+	res = t_rpc_ok(t, "config.set", "{\"config\": {\"ECMP\": {\"2001:db8:6::/48\": "
+		       "{\"mode\": \"fixed\"}}}}", &resp);
+	json_decref(resp);
+	assert_int_equal(grp3(t, true)->mode, LSW_ECMP_FIXED);
+	res = t_rpc_ok(t, "route.del", "{\"prefix\": \"2001:db8:6::/48\"}", &resp);
+	json_decref(resp);
+	res = t_rpc_ok(t, "ecmp.groups", NULL, &resp);
+	assert_null(group_of(res, "2001:db8:6::/48"));
 	json_decref(resp);
 	t_switch_free(t);
 }
