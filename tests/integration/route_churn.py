@@ -35,7 +35,6 @@ per change (a grace period of a sleeping worker, say: 10 ms) still would.
 
 Argument: ipv6 (default) or ipv4, the same test for the other family.
 """
-import json
 import multiprocessing
 import os
 import random
@@ -45,7 +44,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import Lsw, base_config, lossy_buffers, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import (Lsw, base_config, lossy_buffers, run_test, tap_ready, tmpdir,  # noqa: E402
+                     wait_until)
 
 SW_MAC = bytes.fromhex("020000000001")
 HOST_MAC = bytes.fromhex("020000000002")
@@ -53,7 +53,7 @@ IFACE = "lswrc0"
 UPLINKS = ["Ethernet4", "Ethernet8"]
 MAGIC = 0x6c737763  # "lswc"
 DURATION = 6.0      # seconds of traffic and churn
-WINDOW = 16         # requests in flight on the socket, sent half a window at a time
+WINDOW = 16         # requests in flight on the socket, topped up half a window at a time
 RATE_WARN = 1000    # changes per second the issue asks for: below, a warning
 RATE_FAIL = 300     # below, a failure
 KS = 8              # churned more-specifics per class
@@ -155,10 +155,9 @@ class Churn:
     """Route changes on one connection, WINDOW requests in flight: lsw answers in order."""
 
     def __init__(self, sw, fam, moves):
-        self.sock = sw.client.sock
+        self.client = sw.client
         self.fam = fam
         self.moves = moves
-        self.buf = b""
         self.pending = []   # what each request in flight was: "move" or "change"
         self.present = set()
         self.done = 0       # changes answered
@@ -168,14 +167,10 @@ class Churn:
                      for p in fam.specifics(c, k)]
         self.pool += [(C, "2001:db8:c:%x::/64" % k if fam.v6 else "10.12.%d.0/24" % k)
                       for k in range(64)]
-        self.next_id = 1
         self.moves_sent = 0
-        self.out = []       # requests not yet written
 
     def request(self, method, params, kind):
-        req = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-        self.next_id += 1
-        self.out.append(json.dumps(req).encode() + b"\n")
+        self.client.send(method, params)
         self.pending.append(kind)
 
     def one(self, i):
@@ -199,13 +194,7 @@ class Churn:
         self.request("route.add", {"prefix": p, "nexthop": nh}, "change")
 
     def answer(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("lsw closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        resp = json.loads(line)
+        resp = self.client.receive()
         assert "error" not in resp, resp
         kind = self.pending.pop(0)
         self.done += 1
@@ -217,12 +206,9 @@ class Churn:
         t0 = time.monotonic()
         i = 0
         while time.monotonic() - t0 < seconds:
-            # Concatenated requests, one write (lsw reads them as it would one by one).
             while len(self.pending) < WINDOW:
                 self.one(i)
                 i += 1
-            self.sock.sendall(b"".join(self.out))
-            self.out = []
             while len(self.pending) > WINDOW // 2:
                 self.answer()
         while self.pending:
@@ -278,11 +264,7 @@ def test_route_churn():
     moves, sent, tap_ok = ctx.Value("i", 0), ctx.Value("l", 0), ctx.Value("i", 0)
     stop = ctx.Event()
     with sw:
-        os.system("sysctl -qw net.ipv6.conf.%s.disable_ipv6=1; ip link set %s up" %
-                  (IFACE, IFACE))
-        time.sleep(0.5)
-        sw.rpc("stats.clear")
-        free0 = sw.rpc("switch.info")["mbufs_free"]
+        free0 = tap_ready(sw, IFACE)
         drops_tap0 = int(open("/sys/class/net/%s/statistics/tx_dropped" % IFACE).read())
         proc = ctx.Process(target=sender, args=(v6, moves, stop, sent, tap_ok))
         t0 = time.monotonic()
