@@ -36,12 +36,17 @@ same_tables(const struct lsw_ecmp_grp_dp *a, const struct lsw_ecmp_grp_dp *b)
 	       a->fields == b->fields && a->inactivity == b->inactivity;
 }
 
-/* Group @gid of a family (@v6) in the snapshot being built, @old its settings in the
- * running one (NULL: none). */
+/* Group @gid of a family (@v6), the group of route @prefix/@plen (@prefix6/@plen), in
+ * snapshot @d; @cur the running one (NULL: none), whose tables it may keep. */
 static int
-build_group(struct lsw_switch *sw, const struct lsw_ecmp_grp_dp *old, bool v6, uint32_t gid,
-	    const struct lsw_ecmp_grp_conf *gc, struct lsw_ecmp_grp_dp *g)
+build_group(struct lsw_switch *sw, const struct lsw_snapshot *cur, struct lsw_snapshot *d,
+	    bool v6, uint32_t gid, uint32_t prefix, const uint8_t *prefix6, uint8_t plen)
 {
+	const struct lsw_ecmp_grp_conf *gc = lsw_ecmp_group_conf(sw->cfg, v6, prefix, prefix6,
+								 plen);
+	const struct lsw_ecmp_grp_dp *old = cur != NULL ? lsw_ecmp_grp(&cur->ecmp, v6, gid) :
+					    NULL;
+	struct lsw_ecmp_grp_dp *g = v6 ? &d->ecmp.grp6[gid] : &d->ecmp.grp[gid];
 	uint64_t us = sw->dp.tsc_hz / 1000000;
 	uint16_t nw = sw->dp.n_workers;
 	struct lsw_ecmp_gctl **slot = gctl(sw, v6, gid);
@@ -120,10 +125,7 @@ lsw_ecmp_build(struct lsw_switch *sw, struct lsw_snapshot *d)
 		if (r->kind != LSW_RT_STATIC || (r->value & LSW_FIB_NH_BIT) ||
 		    r->value < LSW_NHG_ID_FIRST_FREE || r->value >= e->n_grp)
 			continue;
-		if (build_group(sw, cur != NULL ? lsw_ecmp_grp(&cur->ecmp, false, r->value) : NULL,
-				false, r->value,
-				lsw_ecmp_group_conf(sw->cfg, false, r->prefix, NULL, r->plen),
-				&e->grp[r->value]) != 0)
+		if (build_group(sw, cur, d, false, r->value, r->prefix, NULL, r->plen) != 0)
 			goto fail;
 	}
 	const struct lsw_fib6ctl *fc6 = sw->fib6c;
@@ -132,10 +134,7 @@ lsw_ecmp_build(struct lsw_switch *sw, struct lsw_snapshot *d)
 		if (r->kind != LSW_RT_STATIC || (r->value & LSW_FIB6_NH_BIT) ||
 		    r->value < LSW_NHG6_ID_FIRST_FREE || r->value >= e->n_grp6)
 			continue;
-		if (build_group(sw, cur != NULL ? lsw_ecmp_grp(&cur->ecmp, true, r->value) : NULL,
-				true, r->value,
-				lsw_ecmp_group_conf(sw->cfg, true, 0, r->prefix, r->plen),
-				&e->grp6[r->value]) != 0)
+		if (build_group(sw, cur, d, true, r->value, 0, r->prefix, r->plen) != 0)
 			goto fail;
 	}
 	return 0;

@@ -160,9 +160,7 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_snapshot *conf, uint32_t gid,
 	} else
 		i = lsw_ecmp_select(w, conf, eg, g, false, ip, pi, classify(conf, in_port, ip, pi),
 				    now);
-	struct lsw_ecmp_ctr *c = &eg->ws[w->idx].ctr;
-	c->member[i].pkts++;
-	c->member[i].bytes += m->pkt_len;
+	lsw_ecmp_count(w, eg, i, m->pkt_len);
 	return i;
 }
 

@@ -335,6 +335,16 @@ lsw_ecmp_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t po
 	if (unlikely(now - w->dp->ecmp_sig[port].last >= conf->ecmp.sample))
 		lsw_ecmp_port_sample(w, conf, port, now);
 }
+/* A packet of @len bytes to member @i of group @eg, counted on this worker. */
+static inline void
+lsw_ecmp_count(const struct lsw_worker *w, const struct lsw_ecmp_grp_dp *eg, uint8_t i,
+	       uint32_t len)
+{
+	struct lsw_ecmp_member_ctr *c = &eg->ws[w->idx].ctr.member[i];
+
+	c->pkts++;
+	c->bytes += len;
+}
 /* @ip: the IPv4 header, or the IPv6 one when @v6 (@g is then a group of the IPv6 FIB). */
 uint8_t lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
 			const struct lsw_ecmp_grp_dp *eg, const struct lsw_nhg *g, bool v6,
