@@ -19,7 +19,9 @@
 
 /* ECMP settings of one next-hop group (ECMP.GLOBAL, overridden by ECMP|<prefix>). */
 struct lsw_ecmp_grp_conf {
-	uint32_t prefix;              /* ECMP|<prefix> entries only */
+	uint32_t prefix;              /* ECMP|<prefix> entries only: an IPv4 prefix, */
+	uint8_t prefix6[16];          /* or an IPv6 one (@v6) */
+	bool v6;
 	uint8_t plen;
 	uint8_t mode;                 /* enum lsw_ecmp_mode */
 	uint8_t fields;               /* enum lsw_hash_field bits */
@@ -214,6 +216,11 @@ void lsw_config_routes(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
 void lsw_config_neighs(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
 void lsw_config_ecmp_defaults(struct lsw_ecmp_conf *e, uint32_t seed);
 void lsw_config_ecmp(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
+/* The settings of the group for @prefix/@plen (@prefix6/@plen when @v6): its ECMP entry,
+ * else ECMP.GLOBAL. */
+const struct lsw_ecmp_grp_conf *lsw_ecmp_group_conf(const struct lsw_config *c, bool v6,
+						    uint32_t prefix, const uint8_t *prefix6,
+						    uint8_t plen);
 /* The buffer and QoS tables, once the ports are known. */
 void lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
 

@@ -157,8 +157,12 @@ static void
 fib_reclaim(struct lsw_switch *sw)
 {
 	for (uint32_t i = 0; i < sw->fibc->n_dead_gid; i++)
-		lsw_ecmp_forget(sw, sw->fibc->dead_gid[i]);
+		lsw_ecmp_forget(sw, false, sw->fibc->dead_gid[i]);
 	lsw_fibctl_reclaim(sw->fibc);
+	for (uint32_t g = 0; g < LSW_MAX_NHG6; g++)
+		if (sw->fib6c->dead_gid[g / 64] >> (g % 64) & 1)
+			lsw_ecmp_forget(sw, true, g);
+	memset(sw->fib6c->dead_gid, 0, sizeof(sw->fib6c->dead_gid));
 }
 
 /* A change failed after the FIB took (part of) @n: put the running config's routes back
@@ -209,9 +213,11 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 			sw->port[i].speed = n->port[i].speed;
 	}
 	/* The FIBs first: the new snapshot gives its new groups their ECMP state. IPv6's
-	 * fails whole or not at all; it is put back if what follows fails. */
+	 * fails whole or not at all; it is put back if what follows fails. Its old table
+	 * catches up after the snapshot's grace period (fib6ctl.c): one grace period a
+	 * change. */
 	struct lsw_snapshot *conf = NULL;
-	if (lsw_fib6ctl_update(sw->fib6c, n, lsw_now_ns()) != 0) {
+	if (lsw_fib6ctl_update_begin(sw->fib6c, n, lsw_now_ns()) != 0) {
 		for (uint16_t i = 0; i < n->n_ports; i++)
 			sw->port[i].speed = speed[i];
 		return -1;
@@ -232,6 +238,7 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 		return -1;
 	}
 	lsw_snapshot_publish(sw, conf); /* returns after a grace period */
+	lsw_fib6ctl_update_end(sw->fib6c, n);
 	fib_reclaim(sw);
 	if (strcmp(o->g.log_level, n->g.log_level) != 0)
 		lsw_log_set_level(n->g.log_level);

@@ -2,7 +2,8 @@
 /*
  * The ECMP table: ECMP.GLOBAL holds the uplink quality settings (sampling, EWMA, bands,
  * weights) and the defaults of every next-hop group; ECMP|<prefix> overrides the group of
- * that STATIC_ROUTE (one with two or more next hops). Defaults follow SAI and SONiC's ARS
+ * that STATIC_ROUTE (one with two or more next hops), IPv4 or IPv6: one table, the same
+ * settings and modes for both families. Defaults follow SAI and SONiC's ARS
  * where they have one (reference/loadbalance.md 2.7): idle time 256 us, EWMA exponent 2,
  * 8 bands, Juniper's 50/50 weights and 20-80% load band.
  */
@@ -37,7 +38,7 @@ hash_fields(const struct lsw_field *f, json_t *v, const char *path, void *out, v
 	}
 	if (!json_is_array(v) || json_array_size(v) == 0) {
 		lsw_errs_add(errs, path, "expected a non-empty list of SRC_IP, DST_IP, "
-			     "L4_SRC_PORT, L4_DST_PORT, IP_PROTOCOL");
+			     "L4_SRC_PORT, L4_DST_PORT, IP_PROTOCOL, IPV6_FLOW_LABEL");
 		return false;
 	}
 	size_t i;
@@ -157,6 +158,19 @@ lsw_config_ecmp_defaults(struct lsw_ecmp_conf *e, uint32_t seed)
 	e->dflt.seed = seed;
 }
 
+const struct lsw_ecmp_grp_conf *
+lsw_ecmp_group_conf(const struct lsw_config *c, bool v6, uint32_t prefix,
+		    const uint8_t *prefix6, uint8_t plen)
+{
+	for (uint32_t i = 0; i < c->ecmp.n_grp; i++) {
+		const struct lsw_ecmp_grp_conf *g = &c->ecmp.grp[i];
+		if (g->v6 == v6 && g->plen == plen &&
+		    (v6 ? lsw_ip6_eq(g->prefix6, prefix6) : g->prefix == prefix))
+			return g;
+	}
+	return &c->ecmp.dflt;
+}
+
 /* ECMP."PREFIX": a static route's group, with GLOBAL's settings where it says nothing. */
 static void
 parse_entry(const char *key, json_t *o, const char *p, void *ctx, struct lsw_errs *errs)
@@ -169,21 +183,29 @@ parse_entry(const char *key, json_t *o, const char *p, void *ctx, struct lsw_err
 		return;
 	*g = e->dflt;
 	const char *pfx = strncasecmp(key, "default|", 8) == 0 ? key + 8 : key;
-	if (!lsw_parse_prefix(pfx, &g->prefix, &g->plen)) {
-		lsw_errs_add(errs, p, "keys are GLOBAL or a STATIC_ROUTE prefix (A.B.C.D/LEN)");
+	bool multi = false; /* a route of the prefix with two or more next hops */
+	if (lsw_parse_prefix(pfx, &g->prefix, &g->plen)) {
+		for (uint32_t i = 0; i < c->n_routes; i++)
+			if (c->routes[i].prefix == g->prefix && c->routes[i].plen == g->plen)
+				multi = !c->routes[i].blackhole && c->routes[i].n_nh >= 2;
+	} else if (lsw_parse_prefix6(pfx, g->prefix6, &g->plen)) {
+		g->v6 = true;
+		g->prefix = 0;
+		for (uint32_t i = 0; i < c->n_routes6; i++)
+			if (lsw_ip6_eq(c->routes6[i].prefix, g->prefix6) &&
+			    c->routes6[i].plen == g->plen)
+				multi = !c->routes6[i].blackhole && c->routes6[i].n_nh >= 2;
+	} else {
+		lsw_errs_add(errs, p, "keys are GLOBAL or a STATIC_ROUTE prefix (A.B.C.D/LEN or "
+			     "X:X::X/LEN)");
 		return;
 	}
-	const struct lsw_route_conf *r = NULL;
-	for (uint32_t i = 0; i < c->n_routes; i++)
-		if (c->routes[i].prefix == g->prefix && c->routes[i].plen == g->plen)
-			r = &c->routes[i];
-	if (r == NULL || r->blackhole || r->n_nh < 2) {
+	if (!multi) {
 		lsw_errs_add(errs, p, "no STATIC_ROUTE %s with two or more next hops", pfx);
 		return;
 	}
-	for (uint32_t i = 0; i < e->n_grp; i++)
-		if (e->grp[i].prefix == g->prefix && e->grp[i].plen == g->plen)
-			lsw_errs_add(errs, p, "the same prefix is given twice");
+	if (lsw_ecmp_group_conf(c, g->v6, g->prefix, g->prefix6, g->plen) != &e->dflt)
+		lsw_errs_add(errs, p, "the same prefix is given twice");
 	unsigned int before = errs->n;
 	if (!lsw_decode(o, p, &entry, g, c, NULL, errs))
 		return;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ECMP in the workers' snapshot: per port, the band thresholds of its quality; per next-hop
- * group, its mode and flowlet tables. Tables belong to one worker each and outlive
+ * group of either FIB (IPv4's and IPv6's group ids are two spaces), its mode and flowlet
+ * tables. Tables belong to one worker each and outlive
  * snapshots: a config change that leaves a group's mode, table size, seed, hash fields and
  * inactivity time alone keeps its flows where they are (no reordering for an unrelated
  * change); any of those changing gives it fresh tables, the old ones freed after the grace
@@ -10,15 +11,14 @@
 #include <string.h>
 #include <rte_malloc.h>
 #include "fibctl.h"
+#include "fib6ctl.h"
 #include "switch.h"
 
-const struct lsw_ecmp_grp_conf *
-lsw_ecmp_group_conf(const struct lsw_config *c, uint32_t prefix, uint8_t plen)
+/* Where the control plane keeps group @gid's state of a family (@v6: IPv6's). */
+static inline struct lsw_ecmp_gctl **
+gctl(const struct lsw_switch *sw, bool v6, uint32_t gid)
 {
-	for (uint32_t i = 0; i < c->ecmp.n_grp; i++)
-		if (c->ecmp.grp[i].prefix == prefix && c->ecmp.grp[i].plen == plen)
-			return &c->ecmp.grp[i];
-	return &c->ecmp.dflt;
+	return (struct lsw_ecmp_gctl **)(v6 ? &sw->ecmp6[gid] : &sw->ecmp[gid]);
 }
 
 /* Seven rising thresholds: @lo, five even steps, @hi (bands 0 below lo .. 7 from hi). */
@@ -36,14 +36,22 @@ same_tables(const struct lsw_ecmp_grp_dp *a, const struct lsw_ecmp_grp_dp *b)
 	       a->fields == b->fields && a->inactivity == b->inactivity;
 }
 
+/* Group @gid of a family (@v6), the group of route @prefix/@plen (@prefix6/@plen), in
+ * snapshot @d; @cur the running one (NULL: none), whose tables it may keep. */
 static int
-build_group(struct lsw_switch *sw, const struct lsw_snapshot *cur, uint32_t gid,
-	    const struct lsw_ecmp_grp_conf *gc, struct lsw_ecmp_grp_dp *g)
+build_group(struct lsw_switch *sw, const struct lsw_snapshot *cur, struct lsw_snapshot *d,
+	    bool v6, uint32_t gid, uint32_t prefix, const uint8_t *prefix6, uint8_t plen)
 {
+	const struct lsw_ecmp_grp_conf *gc = lsw_ecmp_group_conf(sw->cfg, v6, prefix, prefix6,
+								 plen);
+	const struct lsw_ecmp_grp_dp *old = cur != NULL ? lsw_ecmp_grp(&cur->ecmp, v6, gid) :
+					    NULL;
+	struct lsw_ecmp_grp_dp *g = v6 ? &d->ecmp.grp6[gid] : &d->ecmp.grp[gid];
 	uint64_t us = sw->dp.tsc_hz / 1000000;
 	uint16_t nw = sw->dp.n_workers;
+	struct lsw_ecmp_gctl **slot = gctl(sw, v6, gid);
 
-	if (sw->ecmp[gid] == NULL) {
+	if (*slot == NULL) {
 		struct lsw_ecmp_gctl *gt = rte_zmalloc("lsw_ecmp", sizeof(*gt), 0);
 		if (gt == NULL)
 			return -1;
@@ -54,18 +62,16 @@ build_group(struct lsw_switch *sw, const struct lsw_snapshot *cur, uint32_t gid,
 			rte_free(gt);
 			return -1;
 		}
-		sw->ecmp[gid] = gt;
+		*slot = gt;
 	}
 	*g = (struct lsw_ecmp_grp_dp){
 		.mode = gc->mode, .fields = gc->fields, .rebalance = gc->rebalance,
 		.margin = gc->margin, .seed = lsw_seed_mix(gc->seed), .mask = gc->table_size - 1,
 		.inactivity = gc->inactivity_us * us, .rebalance_iv = gc->rebalance_us * us,
-		.ws = sw->ecmp[gid]->ws,
+		.ws = (*slot)->ws,
 	};
 	if (!lsw_ecmp_has_table(g->mode))
 		return 0;
-	const struct lsw_ecmp_grp_dp *old = cur != NULL && gid < cur->ecmp.n_grp ?
-					 &cur->ecmp.grp[gid] : NULL;
 	if (old != NULL && old->tbl[0] != NULL && same_tables(old, g)) {
 		memcpy(g->tbl, old->tbl, sizeof(g->tbl));
 		return 0;
@@ -101,37 +107,78 @@ lsw_ecmp_build(struct lsw_switch *sw, struct lsw_snapshot *d)
 			   e->queue_thr[p]);
 	}
 	e->n_grp = fc->next_group;
+	/* IPv6's FIB reuses the lowest free id and keeps no high mark: one past the highest
+	 * group a route names, so that a snapshot holds no more than it needs. */
+	e->n_grp6 = 0;
+	for (uint32_t i = 0; sw->fib6c != NULL && i < sw->fib6c->n_routes; i++) {
+		uint32_t v = sw->fib6c->routes[i].value;
+		if (!(v & LSW_FIB6_NH_BIT) && v >= e->n_grp6)
+			e->n_grp6 = v + 1;
+	}
 	e->grp = rte_zmalloc("lsw_ecmp_grp_dp", sizeof(*e->grp) * e->n_grp, RTE_CACHE_LINE_SIZE);
-	if (e->grp == NULL)
-		return -1;
+	e->grp6 = rte_zmalloc("lsw_ecmp_grp_dp", sizeof(*e->grp6) * RTE_MAX(e->n_grp6, 1u),
+			      RTE_CACHE_LINE_SIZE);
+	if (e->grp == NULL || e->grp6 == NULL)
+		goto fail;
 	for (uint32_t i = 0; i < fc->n_routes; i++) {
 		const struct lsw_route *r = &fc->routes[i];
 		if (r->kind != LSW_RT_STATIC || (r->value & LSW_FIB_NH_BIT) ||
 		    r->value < LSW_NHG_ID_FIRST_FREE || r->value >= e->n_grp)
 			continue;
-		if (build_group(sw, cur, r->value, lsw_ecmp_group_conf(sw->cfg, r->prefix, r->plen),
-				&e->grp[r->value]) != 0) {
-			lsw_ecmp_retire(d, cur); /* what was new in @d */
-			return -1;
-		}
+		if (build_group(sw, cur, d, false, r->value, r->prefix, NULL, r->plen) != 0)
+			goto fail;
+	}
+	const struct lsw_fib6ctl *fc6 = sw->fib6c;
+	for (uint32_t i = 0; fc6 != NULL && i < fc6->n_routes; i++) {
+		const struct lsw_route6 *r = &fc6->routes[i];
+		if (r->kind != LSW_RT_STATIC || (r->value & LSW_FIB6_NH_BIT) ||
+		    r->value < LSW_NHG6_ID_FIRST_FREE || r->value >= e->n_grp6)
+			continue;
+		if (build_group(sw, cur, d, true, r->value, 0, r->prefix, r->plen) != 0)
+			goto fail;
 	}
 	return 0;
+fail:
+	lsw_ecmp_retire(d, cur); /* what was new in @d */
+	return -1;
+}
+
+/* Free the tables of @n groups @g that the @nc groups @c (the running snapshot's) do not
+ * use, and the array. */
+static void
+retire_groups(struct lsw_ecmp_grp_dp *g, uint32_t n, const struct lsw_ecmp_grp_dp *c,
+	      uint32_t nc)
+{
+	for (uint32_t gid = 0; gid < n; gid++)
+		for (int w = 0; w < LSW_MAX_WORKERS; w++)
+			if (g[gid].tbl[w] != NULL && (gid >= nc || c[gid].tbl[w] != g[gid].tbl[w]))
+				rte_free(g[gid].tbl[w]);
+	rte_free(g);
 }
 
 void
 lsw_ecmp_retire(struct lsw_snapshot *old, const struct lsw_snapshot *cur)
 {
-	for (uint32_t gid = 0; gid < old->ecmp.n_grp; gid++) {
-		const struct lsw_ecmp_grp_dp *g = &old->ecmp.grp[gid];
-		const struct lsw_ecmp_grp_dp *n = cur != NULL && gid < cur->ecmp.n_grp ?
-					       &cur->ecmp.grp[gid] : NULL;
-		for (int w = 0; w < LSW_MAX_WORKERS; w++)
-			if (g->tbl[w] != NULL && (n == NULL || n->tbl[w] != g->tbl[w]))
-				rte_free(g->tbl[w]);
+	const struct lsw_ecmp_dp *c = cur != NULL ? &cur->ecmp : NULL;
+
+	retire_groups(old->ecmp.grp, old->ecmp.n_grp, c != NULL ? c->grp : NULL,
+		      c != NULL ? c->n_grp : 0);
+	retire_groups(old->ecmp.grp6, old->ecmp.n_grp6, c != NULL ? c->grp6 : NULL,
+		      c != NULL ? c->n_grp6 : 0);
+	old->ecmp.grp = old->ecmp.grp6 = NULL;
+	old->ecmp.n_grp = old->ecmp.n_grp6 = 0;
+}
+
+/* Free every group state of a family: @n slots from @slot. */
+static void
+free_gctl(struct lsw_ecmp_gctl **slot, uint32_t n)
+{
+	for (uint32_t gid = 0; gid < n; gid++) {
+		if (slot[gid] != NULL)
+			rte_free(slot[gid]->ws);
+		rte_free(slot[gid]);
+		slot[gid] = NULL;
 	}
-	rte_free(old->ecmp.grp);
-	old->ecmp.grp = NULL;
-	old->ecmp.n_grp = 0;
 }
 
 void
@@ -139,20 +186,17 @@ lsw_ecmp_free(struct lsw_switch *sw)
 {
 	if (sw->dp.conf != NULL)
 		lsw_ecmp_retire(sw->dp.conf, NULL);
-	for (uint32_t gid = 0; gid < LSW_MAX_NHG; gid++) {
-		if (sw->ecmp[gid] != NULL)
-			rte_free(sw->ecmp[gid]->ws);
-		rte_free(sw->ecmp[gid]);
-		sw->ecmp[gid] = NULL;
-	}
+	free_gctl(sw->ecmp, LSW_MAX_NHG);
+	free_gctl(sw->ecmp6, LSW_MAX_NHG6);
 }
 
+/* @gt's counters summed over the workers. */
 static void
-sum(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out)
+sum(const struct lsw_switch *sw, const struct lsw_ecmp_gctl *gt, struct lsw_ecmp_ctr *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
-		const struct lsw_ecmp_ctr *c = &sw->ecmp[gid]->ws[w].ctr;
+		const struct lsw_ecmp_ctr *c = &gt->ws[w].ctr;
 		for (int i = 0; i < LSW_MAX_ECMP; i++) {
 #define MEMBER_ADD(name, f) \
 			out->member[i].f += lsw_counter_read(&c->member[i].f);
@@ -163,13 +207,13 @@ sum(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out)
 }
 
 void
-lsw_ecmp_counters(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out)
+lsw_ecmp_counters(const struct lsw_switch *sw, bool v6, uint32_t gid, struct lsw_ecmp_ctr *out)
 {
-	const struct lsw_ecmp_ctr *base = &sw->ecmp[gid]->base;
+	const struct lsw_ecmp_gctl *gt = *gctl(sw, v6, gid);
 
-	sum(sw, gid, out);
+	sum(sw, gt, out);
 	for (int i = 0; i < LSW_MAX_ECMP; i++) {
-#define MEMBER_SUB(name, f) out->member[i].f -= base->member[i].f;
+#define MEMBER_SUB(name, f) out->member[i].f -= gt->base.member[i].f;
 		LSW_FOREACH_ECMP_MEMBER_CTR(MEMBER_SUB)
 #undef MEMBER_SUB
 	}
@@ -180,14 +224,19 @@ lsw_ecmp_clear(struct lsw_switch *sw)
 {
 	for (uint32_t gid = 0; gid < LSW_MAX_NHG; gid++)
 		if (sw->ecmp[gid] != NULL)
-			sum(sw, gid, &sw->ecmp[gid]->base);
+			sum(sw, sw->ecmp[gid], &sw->ecmp[gid]->base);
+	for (uint32_t gid = 0; gid < LSW_MAX_NHG6; gid++)
+		if (sw->ecmp6[gid] != NULL)
+			sum(sw, sw->ecmp6[gid], &sw->ecmp6[gid]->base);
 }
 
 void
-lsw_ecmp_forget(struct lsw_switch *sw, uint32_t gid)
+lsw_ecmp_forget(struct lsw_switch *sw, bool v6, uint32_t gid)
 {
-	if (sw->ecmp[gid] == NULL)
+	struct lsw_ecmp_gctl *gt = *gctl(sw, v6, gid);
+
+	if (gt == NULL)
 		return;
-	memset(sw->ecmp[gid]->ws, 0, sizeof(*sw->ecmp[gid]->ws) * LSW_MAX_WORKERS);
-	memset(&sw->ecmp[gid]->base, 0, sizeof(sw->ecmp[gid]->base));
+	memset(gt->ws, 0, sizeof(*gt->ws) * LSW_MAX_WORKERS);
+	memset(&gt->base, 0, sizeof(gt->base));
 }

@@ -7,6 +7,12 @@
  * worker reads; the standby is published as active; after a grace period of the workers'
  * QSBR variable no worker reads the other one, and the same list is applied to it. A
  * failure on the standby is undone there, and the active table never saw it.
+ *
+ * A config change already waits for a grace period when it publishes its snapshot: it
+ * begins the update (standby changed and made active), publishes, and ends it (the same
+ * changes to the other table, groups and next hops freed) without a grace period of its
+ * own, so that a route change costs one grace period, as IPv4's does. That matters when
+ * workers share a CPU: a grace period then lasts until each has had its turn.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +32,10 @@ struct nh_key {
 };
 _Static_assert(sizeof(struct nh_key) % 4 == 0, "rte_jhash reads whole words");
 
-/* A rule change: @prefix/@plen to @value, or deleted (@del); @old what it was. */
-struct op {
-	const struct lsw_route6 *r;
+/* A rule change: @r's prefix/plen to its value, or deleted (@del); @old what it was. The
+ * route is a copy: the changes wait for the old table after the routes moved on. */
+struct lsw_fib6_op {
+	struct lsw_route6 r;
 	bool del, had;
 	uint32_t old;
 };
@@ -44,7 +51,8 @@ lsw_fib6ctl_create(struct rte_rcu_qsbr *qsv, const char *name, uint32_t num_tbl8
 	fc->qsv = qsv;
 	fc->fib = rte_zmalloc("lsw_fib6", sizeof(*fc->fib), RTE_CACHE_LINE_SIZE);
 	fc->routes = malloc(sizeof(*fc->routes) * LSW_MAX_ROUTES6);
-	if (fc->fib == NULL || fc->routes == NULL)
+	fc->pending = malloc(sizeof(*fc->pending) * LSW_MAX_ROUTES6 * 2);
+	if (fc->fib == NULL || fc->routes == NULL || fc->pending == NULL)
 		goto fail;
 	struct rte_fib6_conf conf = {
 		.type = RTE_FIB6_TRIE,
@@ -101,6 +109,7 @@ lsw_fib6ctl_destroy(struct lsw_fib6ctl *fc)
 	}
 	rte_hash_free(fc->nh_by_key);
 	free(fc->routes);
+	free(fc->pending);
 	free(fc);
 }
 
@@ -273,27 +282,27 @@ want(struct lsw_fib6ctl *fc, const struct lsw_config *n, struct lsw_route6 *d, u
 }
 
 static int
-apply_op(struct rte_fib6 *t, const struct op *o, bool undo)
+apply_op(struct rte_fib6 *t, const struct lsw_fib6_op *o, bool undo)
 {
 	if (undo)
-		return o->had ? rte_fib6_add(t, o->r->prefix, o->r->plen, o->old) :
-				rte_fib6_delete(t, o->r->prefix, o->r->plen);
-	return o->del ? rte_fib6_delete(t, o->r->prefix, o->r->plen) :
-			rte_fib6_add(t, o->r->prefix, o->r->plen, o->r->value);
+		return o->had ? rte_fib6_add(t, o->r.prefix, o->r.plen, o->old) :
+				rte_fib6_delete(t, o->r.prefix, o->r.plen);
+	return o->del ? rte_fib6_delete(t, o->r.prefix, o->r.plen) :
+			rte_fib6_add(t, o->r.prefix, o->r.plen, o->r.value);
 }
 
 /* The changes from the installed routes to @d: deletes first, so that a table never holds
  * more rules than the larger of the two sets. */
 static uint32_t
-diff(const struct lsw_fib6ctl *fc, const struct lsw_route6 *d, uint32_t nd, struct op *ops)
+diff(const struct lsw_fib6ctl *fc, const struct lsw_route6 *d, uint32_t nd, struct lsw_fib6_op *ops)
 {
 	uint32_t i = 0, j = 0, n = 0;
 
 	while (i < fc->n_routes || j < nd) {
 		int c = i == fc->n_routes ? 1 : j == nd ? -1 : cmp_route(&fc->routes[i], &d[j]);
 		if (c < 0) {
-			ops[n++] = (struct op){.r = &fc->routes[i], .del = true, .had = true,
-					       .old = fc->routes[i].value};
+			ops[n++] = (struct lsw_fib6_op){.r = fc->routes[i], .del = true,
+						       .had = true, .old = fc->routes[i].value};
 			i++;
 		} else if (c > 0) {
 			j++;
@@ -307,8 +316,8 @@ diff(const struct lsw_fib6ctl *fc, const struct lsw_route6 *d, uint32_t nd, stru
 			i++;
 		bool had = i < fc->n_routes && cmp_route(&fc->routes[i], &d[j]) == 0;
 		if (!had || fc->routes[i].value != d[j].value)
-			ops[n++] = (struct op){.r = &d[j], .had = had,
-					       .old = had ? fc->routes[i].value : 0};
+			ops[n++] = (struct lsw_fib6_op){.r = d[j], .had = had,
+						       .old = had ? fc->routes[i].value : 0};
 	}
 	return n;
 }
@@ -329,6 +338,7 @@ collect(struct lsw_fib6ctl *fc, const struct lsw_config *n)
 		if (!used[g] && fc->fib->group[g] != NULL) {
 			rte_free(fc->fib->group[g]);
 			fc->fib->group[g] = NULL;
+			fc->dead_gid[g / 64] |= UINT64_C(1) << (g % 64);
 		}
 	for (uint32_t id = 0; id < LSW_MAX_NH6; id++) {
 		struct lsw_nh_meta *m = &fc->meta[id];
@@ -349,14 +359,20 @@ collect(struct lsw_fib6ctl *fc, const struct lsw_config *n)
 }
 
 int
-lsw_fib6ctl_update(struct lsw_fib6ctl *fc, const struct lsw_config *n, uint64_t now_ns)
+lsw_fib6ctl_update_begin(struct lsw_fib6ctl *fc, const struct lsw_config *n, uint64_t now_ns)
 {
 	struct lsw_route6 *d = malloc(sizeof(*d) * LSW_MAX_ROUTES6);
-	struct op *ops = malloc(sizeof(*ops) * LSW_MAX_ROUTES6 * 2);
+	struct lsw_fib6_op *ops = fc->pending;
 	int nd = -1;
 	uint32_t nops = 0, done = 0;
 
-	if (d == NULL || ops == NULL || (nd = want(fc, n, d, now_ns)) < 0)
+	/* An update not ended yet: its grace period first, so that the standby is whole. */
+	if (fc->collect_cfg != NULL) {
+		if (fc->n_pending != 0 && fc->qsv != NULL)
+			rte_rcu_qsbr_synchronize(fc->qsv, RTE_QSBR_THRID_INVALID);
+		lsw_fib6ctl_update_end(fc, fc->collect_cfg);
+	}
+	if (d == NULL || (nd = want(fc, n, d, now_ns)) < 0)
 		goto fail;
 	nops = diff(fc, d, (uint32_t)nd, ops);
 	uint32_t a = lsw_load_relaxed(&fc->fib->active), s = a ^ 1;
@@ -365,21 +381,15 @@ lsw_fib6ctl_update(struct lsw_fib6ctl *fc, const struct lsw_config *n, uint64_t 
 			goto undo;
 	if (nops != 0) {
 		lsw_publish(&fc->fib->active, s);
-		/* No worker reads the old table after this: it may be rewritten. */
-		if (fc->qsv != NULL)
-			rte_rcu_qsbr_synchronize(fc->qsv, RTE_QSBR_THRID_INVALID);
-		for (uint32_t i = 0; i < nops; i++)
-			if (apply_op(fc->fib->tbl[a], &ops[i], false) != 0)
-				LSW_LOG(ERR, "FIB6: the standby table refused a change the active "
-					"one took");
 		fc->swaps++;
 		fc->ops += nops;
 	}
+	/* The old table catches up, and what no rule names goes, after a grace period. */
+	fc->n_pending = nops;
+	fc->collect_cfg = n;
 	memcpy(fc->routes, d, sizeof(*d) * (uint32_t)nd);
 	fc->n_routes = (uint32_t)nd;
-	collect(fc, n);
 	free(d);
-	free(ops);
 	return 0;
 undo:
 	while (done-- > 0)
@@ -414,8 +424,33 @@ fail:
 			fc->fib->group[g] = NULL;
 		}
 	free(d);
-	free(ops);
 	return -1;
+}
+
+void
+lsw_fib6ctl_update_end(struct lsw_fib6ctl *fc, const struct lsw_config *n)
+{
+	uint32_t a = lsw_load_relaxed(&fc->fib->active) ^ 1;
+
+	/* No worker reads the old table now: it may be rewritten. */
+	for (uint32_t i = 0; i < fc->n_pending; i++)
+		if (apply_op(fc->fib->tbl[a], &fc->pending[i], false) != 0)
+			LSW_LOG(ERR, "FIB6: the standby table refused a change the active one took");
+	fc->n_pending = 0;
+	if (fc->collect_cfg != NULL)
+		collect(fc, n);
+	fc->collect_cfg = NULL;
+}
+
+int
+lsw_fib6ctl_update(struct lsw_fib6ctl *fc, const struct lsw_config *n, uint64_t now_ns)
+{
+	if (lsw_fib6ctl_update_begin(fc, n, now_ns) != 0)
+		return -1;
+	if (fc->n_pending != 0 && fc->qsv != NULL)
+		rte_rcu_qsbr_synchronize(fc->qsv, RTE_QSBR_THRID_INVALID);
+	lsw_fib6ctl_update_end(fc, n);
+	return 0;
 }
 
 int

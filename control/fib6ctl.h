@@ -10,6 +10,8 @@
 #include "fibctl.h"
 #include "config.h"
 
+struct lsw_fib6_op;
+
 struct lsw_route6 {
 	uint8_t prefix[16];
 	uint8_t plen;
@@ -27,6 +29,14 @@ struct lsw_fib6ctl {
 	struct lsw_route6 *routes;        /* [LSW_MAX_ROUTES6] */
 	uint64_t swaps;                   /* changes applied: table swaps */
 	uint64_t ops;                     /* rule adds and deletes, per table */
+	/* Groups freed since the last config change reclaimed them (bit per id): their ECMP
+	 * counters start again from zero once no worker holds them (config_apply.c). */
+	uint64_t dead_gid[LSW_MAX_NHG6 / 64];
+	/* An update begun and not ended: the changes the old table still needs, and the
+	 * config whose routes decide what is freed then (NULL: none). */
+	struct lsw_fib6_op *pending;      /* [LSW_MAX_ROUTES6 * 2] */
+	uint32_t n_pending;
+	const struct lsw_config *collect_cfg;
 };
 
 /* @num_tbl8: the trie's second-level groups per table (0: the most, 32767). */
@@ -37,6 +47,14 @@ void lsw_fib6ctl_destroy(struct lsw_fib6ctl *fc);
  * addresses, static routes, static and learned neighbors. Routes that stay are never
  * missing. 0; -1: a table or the next hops are full, and nothing changed. */
 int lsw_fib6ctl_update(struct lsw_fib6ctl *fc, const struct lsw_config *n, uint64_t now_ns);
+/* The same in two steps, for a caller that waits for a grace period of the workers in
+ * between anyway (a snapshot's publish): begin changes the standby table and makes it
+ * active; end, after the grace period, makes the same changes to the other one and frees
+ * what no rule names. @n must live until end. A begin whose end did not come is ended by
+ * the next begin, which then waits for a grace period itself. */
+int lsw_fib6ctl_update_begin(struct lsw_fib6ctl *fc, const struct lsw_config *n,
+			     uint64_t now_ns);
+void lsw_fib6ctl_update_end(struct lsw_fib6ctl *fc, const struct lsw_config *n);
 /* What NDP taught (@ip on @port is at @mac): 1 if the table changed, 0 if not, -1 full.
  * @c is the running config (the link a global address must be on). */
 int lsw_fib6ctl_neigh_learn(struct lsw_fib6ctl *fc, const struct lsw_config *c,

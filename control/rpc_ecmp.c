@@ -1,32 +1,74 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ecmp.groups and ecmp.stats: next-hop groups, their modes, members and counters. */
+/* ecmp.groups and ecmp.stats: next-hop groups of both families, their modes, members and
+ * counters. */
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
 #include <rte_cycles.h>
 #include "jsonv.h"
 #include "fibctl.h"
+#include "fib6ctl.h"
 #include "rpc.h"
 #include "switch.h"
 
-/* Each FORWARD group once, through the static route that made it. */
-#define FOR_EACH_GROUP(sw, r) \
-	for (const struct lsw_route *r = (sw)->fibc->routes; \
-	     r < (sw)->fibc->routes + (sw)->fibc->n_routes; r++) \
-		if (r->kind == LSW_RT_STATIC && !(r->value & LSW_FIB_NH_BIT) && \
-		    r->value < (sw)->dp.conf->ecmp.n_grp && (sw)->ecmp[r->value] != NULL)
+/* A prefix as text: an IPv6 address, a slash and up to three digits. */
+#define PREFIX_LEN (INET6_ADDRSTRLEN + 4)
+
+/* A FORWARD group of either FIB, through the static route that made it. */
+struct grp_ref {
+	bool v6;                     /* a group of the IPv6 FIB */
+	uint32_t gid;
+	char prefix[PREFIX_LEN];
+	const struct lsw_ecmp_grp_conf *gc;
+	const struct lsw_nhg *g;
+};
+
+/* Every FORWARD group with ECMP state, IPv4's then IPv6's, into @out (as many as groups
+ * can be); how many. */
+static uint32_t
+list_groups(const struct lsw_switch *sw, struct grp_ref *out)
+{
+	const struct lsw_ecmp_dp *e = &sw->dp.conf->ecmp;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < sw->fibc->n_routes; i++) {
+		const struct lsw_route *r = &sw->fibc->routes[i];
+		if (r->kind != LSW_RT_STATIC || (r->value & LSW_FIB_NH_BIT) ||
+		    lsw_ecmp_grp(e, false, r->value) == NULL || sw->ecmp[r->value] == NULL)
+			continue;
+		out[n] = (struct grp_ref){.gid = r->value, .g = sw->fibc->fib->group[r->value],
+			.gc = lsw_ecmp_group_conf(sw->cfg, false, r->prefix, NULL, r->plen)};
+		lsw_fmt_prefix(out[n++].prefix, PREFIX_LEN, r->prefix, r->plen);
+	}
+	for (uint32_t i = 0; i < sw->fib6c->n_routes; i++) {
+		const struct lsw_route6 *r = &sw->fib6c->routes[i];
+		if (r->kind != LSW_RT_STATIC || (r->value & LSW_FIB6_NH_BIT) ||
+		    lsw_ecmp_grp(e, true, r->value) == NULL || sw->ecmp6[r->value] == NULL)
+			continue;
+		out[n] = (struct grp_ref){.v6 = true, .gid = r->value,
+			.g = sw->fib6c->fib->group[r->value],
+			.gc = lsw_ecmp_group_conf(sw->cfg, true, 0, r->prefix, r->plen)};
+		lsw_fmt_prefix6(out[n++].prefix, PREFIX_LEN, r->prefix, r->plen);
+	}
+	return n;
+}
 
 static json_t *
-group_json(struct lsw_switch *sw, const struct lsw_route *r)
+group_json(const struct grp_ref *r)
 {
-	const struct lsw_ecmp_grp_conf *gc = lsw_ecmp_group_conf(sw->cfg, r->prefix, r->plen);
+	const struct lsw_ecmp_grp_conf *gc = r->gc;
 	uint8_t f = gc->fields | (gc->mode == LSW_ECMP_HASH_QP ? LSW_HF_ROCE_DQP : 0);
-	char pfx[24];
 	json_t *fields = json_array();
 
-	lsw_fmt_prefix(pfx, sizeof(pfx), r->prefix, r->plen);
+	/* An IPv4 packet has no flow label: its groups do not list it. */
+	if (!r->v6)
+		f &= (uint8_t)~LSW_HF_IPV6_FLOW_LABEL;
 	for (unsigned int i = 0; lsw_hash_field_names[i] != NULL; i++)
 		if (f >> i & 1)
 			json_array_append_new(fields, json_string(lsw_hash_field_names[i]));
-	return json_pack("{s:s, s:i, s:s, s:o, s:I, s:I, s:I, s:b, s:i, s:I}", "prefix", pfx,
-			 "group_id", (int)r->value, "mode", lsw_ecmp_mode_names[gc->mode],
+	return json_pack("{s:s, s:s, s:i, s:s, s:o, s:I, s:I, s:I, s:b, s:i, s:I}",
+			 "prefix", r->prefix, "family", r->v6 ? "IPv6" : "IPv4",
+			 "group_id", (int)r->gid, "mode", lsw_ecmp_mode_names[gc->mode],
 			 "hash_fields", fields, "seed", (json_int_t)gc->seed,
 			 "inactivity_time_us", (json_int_t)gc->inactivity_us,
 			 "flowlet_table_size", (json_int_t)gc->table_size,
@@ -34,14 +76,23 @@ group_json(struct lsw_switch *sw, const struct lsw_route *r)
 			 "rebalance_interval_us", (json_int_t)gc->rebalance_us);
 }
 
+/* Member @i of @r's group: its next hop and port. */
 static json_t *
-member_json(struct lsw_switch *sw, uint32_t nh_id)
+member_json(const struct lsw_switch *sw, const struct grp_ref *r, unsigned int i)
 {
-	const struct lsw_nh *nh = &sw->fibc->fib->nh[nh_id];
-	char ip[16];
+	char ip[INET6_ADDRSTRLEN];
+	uint16_t port;
 
-	lsw_fmt_ipv4(ip, sizeof(ip), nh->ip);
-	return json_pack("{s:s, s:s}", "ip", ip, "port", sw->cfg->port[nh->port].name);
+	if (r->v6) {
+		const struct lsw_nh6 *nh = &sw->fib6c->fib->nh[r->g->member[i]];
+		lsw_fmt_ipv6(ip, sizeof(ip), nh->ip);
+		port = nh->port;
+	} else {
+		const struct lsw_nh *nh = &sw->fibc->fib->nh[r->g->member[i]];
+		lsw_fmt_ipv4(ip, sizeof(ip), nh->ip);
+		port = nh->port;
+	}
+	return json_pack("{s:s, s:s}", "ip", ip, "port", sw->cfg->port[port].name);
 }
 
 static json_t *
@@ -50,16 +101,19 @@ ecmp_groups(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	const struct lsw_ecmp_conf *ec = &sw->cfg->ecmp;
 
 	RTE_SET_USED(args);
-	RTE_SET_USED(e);
+	struct grp_ref *refs = malloc(sizeof(*refs) * (LSW_MAX_NHG + LSW_MAX_NHG6));
+	if (refs == NULL)
+		return lsw_rpc_nomem(e);
+	uint32_t n = list_groups(sw, refs);
 	json_t *groups = json_array();
-	FOR_EACH_GROUP(sw, r) {
-		const struct lsw_nhg *g = sw->fibc->fib->group[r->value];
-		json_t *o = group_json(sw, r), *m = json_array();
-		for (unsigned int i = 0; i < g->n; i++)
-			json_array_append_new(m, member_json(sw, g->member[i]));
+	for (uint32_t k = 0; k < n; k++) {
+		json_t *o = group_json(&refs[k]), *m = json_array();
+		for (unsigned int i = 0; i < refs[k].g->n; i++)
+			json_array_append_new(m, member_json(sw, &refs[k], i));
 		json_object_set_new(o, "members", m);
 		json_array_append_new(groups, o);
 	}
+	free(refs);
 	json_t *q = json_pack("{s:I, s:i, s:i, s:i, s:I, s:I, s:i, s:i}",
 			      "sample_interval_us", (json_int_t)ec->sample_us,
 			      "ewma_exponent", ec->ewma_exp, "load_min_threshold", ec->load_min,
@@ -123,8 +177,7 @@ port_quality(struct lsw_switch *sw, uint16_t port)
 /* ecmp.stats's params: one group, by its route's prefix (all when none). */
 struct group_args {
 	const char *prefix;     /* as given; NULL: every group */
-	uint32_t ip;
-	uint8_t plen;
+	char canon[PREFIX_LEN]; /* as ecmp.groups writes it */
 };
 
 static bool
@@ -132,20 +185,27 @@ prefix_param(const struct lsw_field *f, json_t *v, const char *path, void *out, 
 	     struct lsw_errs *errs)
 {
 	struct group_args *a = out;
+	uint8_t ip6[16], plen;
+	uint32_t ip;
 
 	RTE_SET_USED(f);
 	RTE_SET_USED(ctx);
-	if (!json_is_string(v) || !lsw_parse_prefix(json_string_value(v), &a->ip, &a->plen)) {
-		lsw_errs_add(errs, path, "expected A.B.C.D/LEN");
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+	if (lsw_parse_prefix(s, &ip, &plen)) {
+		lsw_fmt_prefix(a->canon, sizeof(a->canon), ip, plen);
+	} else if (lsw_parse_prefix6(s, ip6, &plen)) {
+		lsw_fmt_prefix6(a->canon, sizeof(a->canon), ip6, plen);
+	} else {
+		lsw_errs_add(errs, path, "expected A.B.C.D/LEN or X:X::X/LEN");
 		return false;
 	}
-	a->prefix = json_string_value(v);
+	a->prefix = s;
 	return true;
 }
 
 static const struct lsw_field group_rows[] = {
 	{.name = "prefix", .type = LSW_F_CUSTOM, .fn = prefix_param,
-	 .doc = "string (A.B.C.D/LEN)"},
+	 .doc = "string (A.B.C.D/LEN or X:X::X/LEN)"},
 };
 static const struct lsw_fields group_params = LSW_FIELDS(group_rows);
 
@@ -153,21 +213,27 @@ static json_t *
 ecmp_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 {
 	const struct group_args *a = args;
+	struct grp_ref *refs = malloc(sizeof(*refs) * (LSW_MAX_NHG + LSW_MAX_NHG6));
+	if (refs == NULL)
+		return lsw_rpc_nomem(e);
+	uint32_t n = list_groups(sw, refs);
 	json_t *groups = json_array();
 	bool found = false;
-	FOR_EACH_GROUP(sw, r) {
-		if (a->prefix != NULL && (r->prefix != a->ip || r->plen != a->plen))
+	for (uint32_t k = 0; k < n; k++) {
+		const struct grp_ref *r = &refs[k];
+		if (a->prefix != NULL && strcmp(r->prefix, a->canon) != 0)
 			continue;
 		found = true;
-		const struct lsw_nhg *g = sw->fibc->fib->group[r->value];
+		const struct lsw_nhg *g = r->g;
 		struct lsw_ecmp_ctr c;
 		uint64_t active[LSW_MAX_ECMP] = {0};
-		lsw_ecmp_counters(sw, r->value, &c);
-		active_flowlets(sw, &sw->dp.conf->ecmp.grp[r->value], g->n, active);
-		json_t *o = group_json(sw, r), *ms = json_array();
+		lsw_ecmp_counters(sw, r->v6, r->gid, &c);
+		active_flowlets(sw, lsw_ecmp_grp(&sw->dp.conf->ecmp, r->v6, r->gid), g->n, active);
+		json_t *o = group_json(r), *ms = json_array();
 		for (unsigned int i = 0; i < g->n; i++) {
-			json_t *m = member_json(sw, g->member[i]);
-			json_object_update_new(m, port_quality(sw, sw->fibc->fib->nh[g->member[i]].port));
+			json_t *m = member_json(sw, r, i);
+			json_object_update_new(m, port_quality(sw, lsw_nh_port(&sw->dp, r->v6,
+									       g->member[i])));
 			const struct lsw_ecmp_member_ctr *mc = &c.member[i];
 #define MEMBER_CTR(name, f) \
 			json_object_set_new(m, #name, json_integer((json_int_t)mc->f));
@@ -180,6 +246,7 @@ ecmp_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		json_object_set_new(o, "members", ms);
 		json_array_append_new(groups, o);
 	}
+	free(refs);
 	if (a->prefix != NULL && !found) {
 		lsw_errs_add(&e->errs, "$.params.prefix", "no ECMP group for %s", a->prefix);
 		json_decref(groups);

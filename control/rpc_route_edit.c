@@ -126,7 +126,7 @@ route_key(struct lsw_switch *sw, const char *table, const struct prefix_param *p
 static void
 patch_ecmp_out(struct lsw_switch *sw, json_t *patch, const struct prefix_param *p)
 {
-	const char *ek = p->v6 ? NULL : route_key(sw, "ECMP", p);
+	const char *ek = route_key(sw, "ECMP", p);
 
 	if (ek != NULL)
 		json_object_set_new(patch, "ECMP", json_pack("{s:n}", ek));

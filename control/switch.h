@@ -126,6 +126,7 @@ struct lsw_switch {
 	struct lsw_dropsnap_store dropsnaps;
 	struct lsw_capture_ctl *capture; /* capture sessions (capture.c); NULL until the first */
 	struct lsw_ecmp_gctl *ecmp[LSW_MAX_NHG]; /* by group id; FORWARD groups only */
+	struct lsw_ecmp_gctl *ecmp6[LSW_MAX_NHG6]; /* the same for the IPv6 FIB's groups */
 	/* Held by the main loop while it handles anything, by telemetry callbacks (another
 	 * thread) while they read; never by a worker. */
 	pthread_mutex_t ctl_lock;
@@ -193,14 +194,14 @@ int lsw_ecmp_build(struct lsw_switch *sw, struct lsw_snapshot *d);
 /* After a grace period: free what @old has that @cur (NULL: nothing) no longer uses. */
 void lsw_ecmp_retire(struct lsw_snapshot *old, const struct lsw_snapshot *cur);
 void lsw_ecmp_free(struct lsw_switch *sw);
-/* The settings of the group for @prefix/@plen: its ECMP entry, else ECMP.GLOBAL. */
-const struct lsw_ecmp_grp_conf *lsw_ecmp_group_conf(const struct lsw_config *c,
-						    uint32_t prefix, uint8_t plen);
-/* Group @gid's counters summed over the workers, minus the last clear. */
-void lsw_ecmp_counters(const struct lsw_switch *sw, uint32_t gid, struct lsw_ecmp_ctr *out);
+/* Group @gid's counters (of the IPv6 FIB when @v6) summed over the workers, minus the last
+ * clear. */
+void lsw_ecmp_counters(const struct lsw_switch *sw, bool v6, uint32_t gid,
+		       struct lsw_ecmp_ctr *out);
 void lsw_ecmp_clear(struct lsw_switch *sw);
-/* Group @gid is gone and no worker holds it: its id starts again from zero counters. */
-void lsw_ecmp_forget(struct lsw_switch *sw, uint32_t gid);
+/* Group @gid (of the IPv6 FIB when @v6) is gone and no worker holds it: its id starts again
+ * from zero counters. */
+void lsw_ecmp_forget(struct lsw_switch *sw, bool v6, uint32_t gid);
 
 /* telemetry.c */
 /* Register the /lsw/... telemetry commands. */

@@ -10,7 +10,8 @@ const char *const lsw_ecmp_mode_names[LSW_ECMP_N_MODES + 1] = {
 };
 
 const char *const lsw_hash_field_names[] = {
-	"SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT", "IP_PROTOCOL", "ROCE_DEST_QP", NULL,
+	"SRC_IP", "DST_IP", "L4_SRC_PORT", "L4_DST_PORT", "IP_PROTOCOL", "IPV6_FLOW_LABEL",
+	"ROCE_DEST_QP", NULL,
 };
 
 /* @k steps of avg += (x - avg) * 2^-shift, rounded away from avg so that it reaches x. After
@@ -61,6 +62,20 @@ lsw_ecmp_sample(struct lsw_ecmp_sig *s, const struct lsw_ecmp_dp *e, uint16_t po
 	lsw_store_relaxed(&s->quality, (uint8_t)RTE_MIN(q, top));
 }
 
+/* The fields both families share, after the addresses (and the flow label). */
+static inline uint32_t
+hash_l4(uint32_t h, const struct lsw_pkt_info *pi, uint8_t f, uint32_t seed)
+{
+	if (f & (LSW_HF_L4_SRC_PORT | LSW_HF_L4_DST_PORT))
+		h = rte_hash_crc_4byte((f & LSW_HF_L4_SRC_PORT ? (uint32_t)pi->sport << 16 : 0) |
+				       (f & LSW_HF_L4_DST_PORT ? pi->dport : 0), h);
+	if (f & LSW_HF_IP_PROTOCOL)
+		h = rte_hash_crc_4byte(pi->l4_proto, h);
+	if ((f & LSW_HF_ROCE_DQP) && (pi->flags & LSW_PF_ROCE))
+		h = rte_hash_crc_4byte(pi->bth_dqpn, h);
+	return lsw_hash_mix(h, seed);
+}
+
 uint32_t
 lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_info *pi, uint8_t f,
 		     uint32_t seed)
@@ -71,14 +86,28 @@ lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_info *pi, 
 		h = rte_hash_crc_4byte(src, h);
 	if (f & LSW_HF_DST_IP)
 		h = rte_hash_crc_4byte(dst, h);
-	if (f & (LSW_HF_L4_SRC_PORT | LSW_HF_L4_DST_PORT))
-		h = rte_hash_crc_4byte((f & LSW_HF_L4_SRC_PORT ? (uint32_t)pi->sport << 16 : 0) |
-				       (f & LSW_HF_L4_DST_PORT ? pi->dport : 0), h);
-	if (f & LSW_HF_IP_PROTOCOL)
-		h = rte_hash_crc_4byte(pi->l4_proto, h);
-	if ((f & LSW_HF_ROCE_DQP) && (pi->flags & LSW_PF_ROCE))
-		h = rte_hash_crc_4byte(pi->bth_dqpn, h);
-	return lsw_hash_mix(h, seed);
+	return hash_l4(h, pi, f, seed);
+}
+
+/* With the default fields, the CRC of ipv6.c's flow_crc6 (the addresses in one run, the
+ * label, the ports, the next header), so that a group's mode leaves its flows' hash alone. */
+uint32_t
+lsw_ecmp_hash_fields6(const uint8_t *addrs, uint32_t vtc_flow, const struct lsw_pkt_info *pi,
+		      uint8_t f, uint32_t seed)
+{
+	/* The addresses sit 2 bytes off 8-byte alignment in the frame and rte_hash_crc
+	 * loads 8 bytes at a time (UBSan): hashed from a copy. */
+	uint64_t a[4];
+	uint32_t h = 0;
+
+	memcpy(a, addrs, sizeof(a));
+	if (f & LSW_HF_SRC_IP)
+		h = rte_hash_crc(&a[0], 16, h);
+	if (f & LSW_HF_DST_IP)
+		h = rte_hash_crc(&a[2], 16, h);
+	if (f & LSW_HF_IPV6_FLOW_LABEL)
+		h = rte_hash_crc_4byte(vtc_flow & rte_cpu_to_be_32(0xfffff), h);
+	return hash_l4(h, pi, f, seed);
 }
 
 /* Uniform in [0, n). */
@@ -222,28 +251,32 @@ moves(const struct lsw_ecmp_ws *ws, uint8_t n, uint64_t *reassign, uint64_t *reb
 	}
 }
 
-/* The member of group @g (settings @eg) for this packet of traffic class @tc. Kept out of
+/* The member of group @g (settings @eg) for this packet of traffic class @tc; @ip its IPv4
+ * header, or its IPv6 one when @v6 (the group is then the IPv6 FIB's). Kept out of
  * line: inlined (LTO does), it makes lsw_ipv4_input too big to inline into the worker
  * loop, which cost every packet 10% even with the default hash mode, which never calls
  * it. */
 __rte_noinline uint8_t
 lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
-		const struct lsw_ecmp_grp_dp *eg, const struct lsw_nhg *g,
-		const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint8_t tc,
-		uint64_t now)
+		const struct lsw_ecmp_grp_dp *eg, const struct lsw_nhg *g, bool v6,
+		const void *ip, const struct lsw_pkt_info *pi, uint8_t tc, uint64_t now)
 {
 	uint8_t fields = eg->fields | (eg->mode == LSW_ECMP_HASH_QP ? LSW_HF_ROCE_DQP : 0);
-	uint32_t h = lsw_ecmp_hash_fields(ip->src_addr, ip->dst_addr, pi, fields, eg->seed);
+	const struct rte_ipv4_hdr *ip4 = ip;
+	const struct rte_ipv6_hdr *ip6 = ip;
+	uint32_t h = v6 ? lsw_ecmp_hash_fields6(ip6->src_addr, ip6->vtc_flow, pi, fields,
+						eg->seed) :
+		     lsw_ecmp_hash_fields(ip4->src_addr, ip4->dst_addr, pi, fields, eg->seed);
 	uint8_t q[LSW_MAX_ECMP];
 	uint32_t busy = 0, live = 0;
 
 	if (unlikely(conf->ecmp_down != 0))
-		live = lsw_ecmp_live(w->dp->fib, conf, g);
+		live = lsw_ecmp_live(w->dp, v6, conf, g);
 	/* A member whose queue for this class PFC pauses is worse than the worst quality: a
 	 * paused uplink sends nothing and so looks idle to a load-only measure. */
 	if (lsw_ecmp_uses_quality(eg->mode) || eg->rebalance)
 		for (uint8_t i = 0; i < g->n; i++) {
-			uint16_t port = w->dp->fib->nh[g->member[i]].port;
+			uint16_t port = lsw_nh_port(w->dp, v6, g->member[i]);
 			const struct lsw_ecmp_sig *sig = &w->dp->ecmp_sig[port];
 			uint8_t paused = lsw_load_relaxed(&sig->paused);
 			q[i] = (paused >> conf->buffer.tc_q[port][tc] & 1) ? 0 :
@@ -263,8 +296,8 @@ lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
 	uint8_t m = lsw_ecmp_choose(eg, ws, eg->tbl[w->idx], g->n, q, busy, live, h, now,
 				    &w->rng);
 	moves(ws, g->n, &reassign1, &rebalance1);
-	uint16_t port = w->dp->fib->nh[g->member[m]].port;
-	uint32_t gid = (uint32_t)(eg - conf->ecmp.grp);
+	uint16_t port = lsw_nh_port(w->dp, v6, g->member[m]);
+	uint32_t gid = (uint32_t)(eg - (v6 ? conf->ecmp.grp6 : conf->ecmp.grp));
 	if (reassign1 != reassign)
 		lsw_timeline_event(w, LSW_TL_ECMP_REASSIGN, port, m, gid, now);
 	if (rebalance1 != rebalance)

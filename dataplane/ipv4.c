@@ -144,22 +144,23 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_snapshot *conf, uint32_t gid,
 	  const struct lsw_pkt_info *pi, uint16_t in_port, uint32_t crc, uint64_t now)
 {
 	/* A group newer than the snapshot (the FIB changes first): hash until it has one. */
-	if (unlikely(gid >= conf->ecmp.n_grp || conf->ecmp.grp[gid].ws == NULL))
+	const struct lsw_ecmp_grp_dp *eg = lsw_ecmp_grp(&conf->ecmp, false, gid);
+	if (unlikely(eg == NULL))
 		return lsw_ecmp_hash_live(lsw_hash_mix(crc, conf->ecmp_seed), g->n,
-					  conf->ecmp_down ? lsw_ecmp_live(w->dp->fib, conf, g) : 0);
-	const struct lsw_ecmp_grp_dp *eg = &conf->ecmp.grp[gid];
+					  conf->ecmp_down ? lsw_ecmp_live(w->dp, false, conf, g) : 0);
 	uint8_t i;
 
-	if (likely(eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT)) {
+	/* The flow label is IPv6's: with or without it, the 5-tuple. */
+	if (likely(eg->mode == LSW_ECMP_HASH &&
+		   (eg->fields | LSW_HF_IPV6_FLOW_LABEL) == LSW_HF_DEFAULT)) {
 		uint32_t h = lsw_hash_mix(crc, eg->seed);
 		/* A port down anywhere (rare): the members' ports are checked. */
 		i = likely(conf->ecmp_down == 0) ? (uint8_t)((uint64_t)h * g->n >> 32) :
-		    lsw_ecmp_hash_live(h, g->n, lsw_ecmp_live(w->dp->fib, conf, g));
+		    lsw_ecmp_hash_live(h, g->n, lsw_ecmp_live(w->dp, false, conf, g));
 	} else
-		i = lsw_ecmp_select(w, conf, eg, g, ip, pi, classify(conf, in_port, ip, pi), now);
-	struct lsw_ecmp_ctr *c = &eg->ws[w->idx].ctr;
-	c->member[i].pkts++;
-	c->member[i].bytes += m->pkt_len;
+		i = lsw_ecmp_select(w, conf, eg, g, false, ip, pi, classify(conf, in_port, ip, pi),
+				    now);
+	lsw_ecmp_count(w, eg, i, m->pkt_len);
 	return i;
 }
 

@@ -5,7 +5,6 @@
  * is no header checksum to fix. What is rare stays out of line (ndp.c, icmp6.c).
  */
 #include <rte_ip.h>
-#include <rte_hash_crc.h>
 #include "lsw/dataplane.h"
 
 /* Multicast scope: the low nibble of the second byte (RFC 4291 2.7). */
@@ -46,21 +45,34 @@ classify6(const struct lsw_snapshot *conf, uint16_t in_port, const struct rte_ip
 	return tc;
 }
 
-/* The flow's hash: addresses, flow label, ports and next header (RFC 6438: the flow label
- * alone would do for senders that set it; with the ports it also spreads those that
- * do not), then the group's seed. */
-static inline uint32_t
-flow_crc6(const struct rte_ipv6_hdr *ip, const struct lsw_pkt_info *pi)
+/* The member of FORWARD group @gid for @m, counted per member, in IPv4's modes
+ * (ipv4.c's ecmp_pick): the default hash here, the other modes out of line. The default
+ * fields hash the flow label too (RFC 6438). */
+static __rte_always_inline uint32_t
+ecmp_pick6(struct lsw_worker *w, const struct lsw_snapshot *conf, uint32_t gid,
+	   const struct lsw_nhg *g, const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip,
+	   const struct lsw_pkt_info *pi, uint16_t in_port, uint64_t now)
 {
-	/* The addresses sit 2 bytes off 8-byte alignment in the frame and rte_hash_crc
-	 * loads 8 bytes at a time (UBSan): hashed from a copy. */
-	uint64_t a[4];
-	memcpy(a, ip->src_addr, sizeof(a));
-	uint32_t h = rte_hash_crc(a, sizeof(a), 0);
+	/* A group newer than the snapshot (the FIB changes first): hashed with the switch's
+	 * seed until it has one, as IPv4's. */
+	const struct lsw_ecmp_grp_dp *eg = lsw_ecmp_grp(&conf->ecmp, true, gid);
+	uint8_t i;
 
-	h = rte_hash_crc_4byte(ip->vtc_flow & rte_cpu_to_be_32(0xfffff), h);
-	h = rte_hash_crc_4byte((uint32_t)pi->sport << 16 | pi->dport, h);
-	return rte_hash_crc_4byte(pi->l4_proto, h);
+	if (eg == NULL || (eg->mode == LSW_ECMP_HASH && eg->fields == LSW_HF_DEFAULT)) {
+		uint32_t h = lsw_ecmp_hash_fields6(ip->src_addr, ip->vtc_flow, pi, LSW_HF_DEFAULT,
+						   eg != NULL ? eg->seed : conf->ecmp_seed);
+		/* A member whose port is down is left out (its flows spread, the others
+		 * stay). */
+		i = lsw_ecmp_hash_live(h, g->n, unlikely(conf->ecmp_down) ?
+				       lsw_ecmp_live(w->dp, true, conf, g) : 0);
+		if (eg == NULL)
+			return i;
+	} else {
+		i = lsw_ecmp_select(w, conf, eg, g, true, ip, pi, classify6(conf, in_port, ip, pi),
+				    now);
+	}
+	lsw_ecmp_count(w, eg, i, m->pkt_len);
+	return i;
 }
 
 /*
@@ -140,17 +152,9 @@ ipv6_route(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_po
 	} else {
 		const struct lsw_nhg *g = lsw_acquire(&fib->group[v]);
 		switch (g->type) {
-		case LSW_NHG_FORWARD: {
-			/* The switch's seeded hash; a member whose port is down is left out
-			 * as IPv4's hash mode does (its flows spread, the others stay). */
-			uint32_t h = lsw_hash_mix(flow_crc6(ip, pi), conf->ecmp_seed), live = 0;
-			if (unlikely(conf->ecmp_down))
-				for (uint8_t i = 0; i < g->n; i++)
-					if (!(conf->ecmp_down >> fib->nh[g->member[i]].port & 1))
-						live |= 1u << i;
-			id = g->member[lsw_ecmp_hash_live(h, g->n, live)];
+		case LSW_NHG_FORWARD:
+			id = g->member[ecmp_pick6(w, conf, v, g, m, ip, pi, in_port, now)];
 			break;
-		}
 		case LSW_NHG_LOCAL:
 			lsw_ndp_local(w, conf, in_port, m, pi, now);
 			*d = LSW_DROP_NONE;

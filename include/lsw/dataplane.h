@@ -335,19 +335,36 @@ lsw_ecmp_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t po
 	if (unlikely(now - w->dp->ecmp_sig[port].last >= conf->ecmp.sample))
 		lsw_ecmp_port_sample(w, conf, port, now);
 }
+/* A packet of @len bytes to member @i of group @eg, counted on this worker. */
+static inline void
+lsw_ecmp_count(const struct lsw_worker *w, const struct lsw_ecmp_grp_dp *eg, uint8_t i,
+	       uint32_t len)
+{
+	struct lsw_ecmp_member_ctr *c = &eg->ws[w->idx].ctr.member[i];
+
+	c->pkts++;
+	c->bytes += len;
+}
+/* @ip: the IPv4 header, or the IPv6 one when @v6 (@g is then a group of the IPv6 FIB). */
 uint8_t lsw_ecmp_select(struct lsw_worker *w, const struct lsw_snapshot *conf,
-			const struct lsw_ecmp_grp_dp *eg, const struct lsw_nhg *g,
-			const struct rte_ipv4_hdr *ip, const struct lsw_pkt_info *pi, uint8_t tc,
-			uint64_t now);
-/* The members of @g whose port is up (bit per member). */
+			const struct lsw_ecmp_grp_dp *eg, const struct lsw_nhg *g, bool v6,
+			const void *ip, const struct lsw_pkt_info *pi, uint8_t tc, uint64_t now);
+/* The egress port of next hop @id of the IPv6 FIB (@v6) or the IPv4 one. */
+static inline uint16_t
+lsw_nh_port(const struct lsw_dp *dp, bool v6, uint32_t id)
+{
+	return v6 ? dp->fib6->nh[id].port : dp->fib->nh[id].port;
+}
+
+/* The members of @g (a group of the IPv6 FIB when @v6) whose port is up (bit per member). */
 static inline uint32_t
-lsw_ecmp_live(const struct lsw_fib *fib, const struct lsw_snapshot *conf,
+lsw_ecmp_live(const struct lsw_dp *dp, bool v6, const struct lsw_snapshot *conf,
 	      const struct lsw_nhg *g)
 {
 	uint32_t live = 0;
 
 	for (uint8_t i = 0; i < g->n; i++)
-		if (!(conf->ecmp_down >> fib->nh[g->member[i]].port & 1))
+		if (!(conf->ecmp_down >> lsw_nh_port(dp, v6, g->member[i]) & 1))
 			live |= 1u << i;
 	return live;
 }

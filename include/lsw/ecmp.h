@@ -42,14 +42,17 @@ enum lsw_hash_field {
 	LSW_HF_L4_SRC_PORT = 1 << 2,
 	LSW_HF_L4_DST_PORT = 1 << 3,
 	LSW_HF_IP_PROTOCOL = 1 << 4,
-	LSW_HF_ROCE_DQP    = 1 << 5, /* hash_qp adds it */
+	LSW_HF_IPV6_FLOW_LABEL = 1 << 5, /* IPv6 packets only: an IPv4 one has none */
+	LSW_HF_ROCE_DQP    = 1 << 6, /* hash_qp adds it */
 };
+/* The 5-tuple and, for IPv6, the flow label (RFC 6438: the label alone would do for
+ * senders that set it; with the ports it also spreads those that do not). */
 #define LSW_HF_DEFAULT (LSW_HF_SRC_IP | LSW_HF_DST_IP | LSW_HF_L4_SRC_PORT | \
-			LSW_HF_L4_DST_PORT | LSW_HF_IP_PROTOCOL)
+			LSW_HF_L4_DST_PORT | LSW_HF_IP_PROTOCOL | LSW_HF_IPV6_FLOW_LABEL)
 /* By bit: SAI's names ("SRC_IP", ..., "ROCE_DEST_QP"); ECMP.hash_fields takes the first
  * LSW_HF_CONFIGURABLE (the QP comes with mode hash_qp). */
 extern const char *const lsw_hash_field_names[];
-#define LSW_HF_CONFIGURABLE 5
+#define LSW_HF_CONFIGURABLE 6
 
 #define LSW_ECMP_LEVELS   8  /* quality 0..7 */
 #define LSW_ECMP_FIX      16 /* EWMAs are kept in bytes << LSW_ECMP_FIX */
@@ -117,7 +120,20 @@ struct lsw_ecmp_dp {
 	uint64_t queue_thr[LSW_MAX_PORTS][LSW_ECMP_LEVELS - 1]; /* bytes << FIX */
 	uint32_t n_grp;
 	struct lsw_ecmp_grp_dp *grp;     /* [n_grp] by next-hop group id (FORWARD groups) */
+	uint32_t n_grp6;
+	struct lsw_ecmp_grp_dp *grp6;    /* [n_grp6] by IPv6 next-hop group id, the same */
 };
+
+/* The ECMP settings of group @gid of a family (@v6: the IPv6 FIB's), or NULL when the
+ * snapshot has none for it: a group newer than the snapshot (the FIB changes first). */
+static inline const struct lsw_ecmp_grp_dp *
+lsw_ecmp_grp(const struct lsw_ecmp_dp *e, bool v6, uint32_t gid)
+{
+	uint32_t n = v6 ? e->n_grp6 : e->n_grp;
+	const struct lsw_ecmp_grp_dp *g = v6 ? e->grp6 : e->grp;
+
+	return likely(gid < n && g[gid].ws != NULL) ? &g[gid] : NULL;
+}
 
 /* What the owner of a port publishes: written by the owner worker only (lsw_store_relaxed),
  * read by all (lsw_load_relaxed). */
@@ -175,9 +191,13 @@ lsw_seed_mix(uint32_t seed)
 	return seed;
 }
 
-/* The flow hash over @fields of the group. */
+/* The flow hash over @fields of the group: IPv4 addresses @src and @dst. */
 uint32_t lsw_ecmp_hash_fields(uint32_t src, uint32_t dst, const struct lsw_pkt_info *pi,
 			      uint8_t fields, uint32_t seed);
+/* The same for IPv6: @addrs the source then the destination address (32 bytes, as in the
+ * header), @vtc_flow the header's first word (network order: the flow label's). */
+uint32_t lsw_ecmp_hash_fields6(const uint8_t *addrs, uint32_t vtc_flow,
+			       const struct lsw_pkt_info *pi, uint8_t fields, uint32_t seed);
 
 /* The @r-th (from 0) member set in @set. */
 static inline uint8_t

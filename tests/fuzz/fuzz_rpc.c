@@ -99,6 +99,8 @@ ecmp_slots(void)
 
 	for (size_t i = 0; i < RTE_DIM(sw->ecmp); i++)
 		n += sw->ecmp[i] != NULL;
+	for (size_t i = 0; i < RTE_DIM(sw->ecmp6); i++)
+		n += sw->ecmp6[i] != NULL;
 	return n;
 }
 

@@ -14,7 +14,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import Lsw, base_config, lossy_buffers, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import (Lsw, base_config, lossy_buffers, run_test, tap_ready, tmpdir,  # noqa: E402
+                     wait_until)
 
 SW_MAC = "02:00:00:00:00:01"
 IFACE = "lswcut0"
@@ -113,11 +114,7 @@ def test_config_under_traffic():
     tmp = tmpdir("lsw-cut-")
     sw = Lsw(config(tmp), tmp)
     with sw:
-        os.system("sysctl -qw net.ipv6.conf.%s.disable_ipv6=1; ip link set %s up" %
-                  (IFACE, IFACE))
-        time.sleep(0.5)
-        sw.rpc("stats.clear")
-        free0 = sw.rpc("switch.info")["mbufs_free"]
+        free0 = tap_ready(sw, IFACE)
         sender = Sender()
         sender.start()
         n, t_end, gen = 0, time.monotonic() + 6.0, changes()

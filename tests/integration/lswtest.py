@@ -172,6 +172,15 @@ class Lsw:
         return False
 
 
+def tap_ready(sw, iface):
+    """Bring net_tap @iface up without the kernel's IPv6 chatter, clear the counters; the
+    mbufs free then (every one must be back at the end)."""
+    os.system("sysctl -qw net.ipv6.conf.%s.disable_ipv6=1; ip link set %s up" % (iface, iface))
+    time.sleep(0.5)
+    sw.rpc("stats.clear")
+    return sw.rpc("switch.info")["mbufs_free"]
+
+
 def port_total(stats, port, direction="IN"):
     s = stats["ports"][port]
     return s["IF_%s_UCAST_PKTS" % direction] + s["IF_%s_NON_UCAST_PKTS" % direction]

@@ -477,6 +477,14 @@ t_rpc(struct t_switch *t, const char *method, const char *params)
 	return resp;
 }
 
+const char *
+t_error_path(json_t *resp)
+{
+	json_t *errs = json_object_get(json_object_get(json_object_get(resp, "error"), "data"),
+				       "errors");
+	return json_string_value(json_object_get(json_array_get(errs, 0), "path"));
+}
+
 json_t *
 t_rpc_ok(struct t_switch *t, const char *method, const char *params, json_t **resp)
 {

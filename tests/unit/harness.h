@@ -71,6 +71,8 @@ void t_ip6(const char *s, uint8_t *ip);
  * would; the response object (the caller frees it). The harness follows the snapshot. */
 json_t *t_rpc(struct t_switch *t, const char *method, const char *params);
 /* The "result" of a call that must succeed (a borrowed reference into *@resp). */
+/* The first error's path in a refused call's response. */
+const char *t_error_path(json_t *resp);
 json_t *t_rpc_ok(struct t_switch *t, const char *method, const char *params, json_t **resp);
 void t_mac(const char *s, struct rte_ether_addr *m);
 /* Config tests: @base with the RFC 7386 merge patch @patch applied, validated. */

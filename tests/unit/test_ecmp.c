@@ -3,7 +3,10 @@
  * Utilization-based ECMP on a fake clock: quality banding and the EWMA, flowlet expiry,
  * tie-breaking and stickiness, reactive rebalance, each mode's choice, a PFC-paused member
  * avoided through the real forwarding path, the ECMP table's refusals by path, and flowlet
- * tables kept across unrelated config changes.
+ * tables kept across unrelated config changes. IPv6 groups go through the same checks
+ * (every mode, PFC pause, member down, hash_qp, rebalance) and their own: the flow label
+ * as a hash field, ECMP|<IPv6 prefix> entries applied by config.set, per-group counters
+ * and ecmp.groups listing both families.
  */
 #include <string.h>
 #include "harness.h"
@@ -15,6 +18,21 @@
  * Ethernet8 (both 10 Gb/s); PFC on priority 3 of Ethernet4 and Ethernet8. */
 #define ECMP_CONFIG(global, group) \
 	"{\"ECMP\": {\"GLOBAL\": {" global "}, \"10.1.0.0/16\": {" group "}}," \
+	" \"PORT_QOS_MAP\": {\"Ethernet4,Ethernet8\": {\"pfc_enable\": \"3\"}}}"
+
+/* IPv6 beside T_CONFIG's IPv4: /127 links on Ethernet4 and Ethernet8, a /64 on Ethernet12;
+ * 2001:db8:1::/48 over Ethernet4 and Ethernet8 (the twin of 10.1.0.0/16), 2001:db8:6::/48
+ * over the three (the twin of ECMP3_CONFIG's 10.6.0.0/16). */
+#define V6_NET \
+	"\"INTERFACE\": {\"Ethernet0|2001:db8::1/64\": {}, \"Ethernet4|2001:db8:4::/127\": {}," \
+	"  \"Ethernet8|2001:db8:8::/127\": {}, \"Ethernet12|2001:db8:12::1/64\": {}}," \
+	" \"STATIC_ROUTE\": {\"2001:db8:1::/48\": {\"nexthop\": \"2001:db8:4::1,2001:db8:8::1\"}," \
+	"  \"2001:db8:6::/48\": {\"nexthop\": \"2001:db8:4::1,2001:db8:8::1,2001:db8:12::9\"}}," \
+	" \"NEIGH\": {\"Ethernet4|2001:db8:4::1\": {\"neigh\": \"02:00:00:00:04:01\"}," \
+	"  \"Ethernet8|2001:db8:8::1\": {\"neigh\": \"02:00:00:00:08:01\"}," \
+	"  \"Ethernet12|2001:db8:12::9\": {\"neigh\": \"02:00:00:00:0c:01\"}}"
+#define ECMP6_CONFIG(global, group) \
+	"{" V6_NET ", \"ECMP\": {\"GLOBAL\": {" global "}, \"2001:db8:1::/48\": {" group "}}," \
 	" \"PORT_QOS_MAP\": {\"Ethernet4,Ethernet8\": {\"pfc_enable\": \"3\"}}}"
 
 static struct t_switch *
@@ -302,17 +320,19 @@ test_hash_qp(void **state)
 static uint8_t buf[2048];
 
 /* Through the forwarding path: while Ethernet4's peer pauses priority 3, no new flowlet of
- * TC 3 goes there, and TC 0 (not paused) still uses both members. */
+ * TC 3 goes there, and TC 0 (not paused) still uses both members; an IPv6 group (@v6) as
+ * an IPv4 one. */
 static void
-test_paused_member(void **state)
+check_paused_member(bool v6)
 {
-	struct t_switch *t = ecmp_switch(ECMP_CONFIG("\"sample_interval\": 10",
+	struct t_switch *t = ecmp_switch(v6 ? ECMP6_CONFIG("\"sample_interval\": 10",
+							   "\"mode\": \"flowlet_quality\"") :
+					 ECMP_CONFIG("\"sample_interval\": 10",
 						     "\"mode\": \"flowlet_quality\""));
 	uint16_t time[8] = {[3] = 0xffff};
 	struct rte_ether_addr src;
 	uint64_t now = 1000;
 
-	(void)state;
 	for (int i = 0; i < 3; i++) { /* qualities published: both idle */
 		lsw_ecmp_poll(&t->w, t->conf, T_PORT4, now);
 		lsw_ecmp_poll(&t->w, t->conf, T_PORT8, now);
@@ -324,9 +344,11 @@ test_paused_member(void **state)
 	assert_int_equal(t->sw.dp.ecmp_sig[T_PORT4].paused, 1 << 3);
 	for (int dscp = 0; dscp <= 3; dscp += 3) {
 		for (uint16_t sport = 1; sport <= 64; sport++) {
-			struct t_flow f = {.dst = "10.1.0.9", .payload = 100, .vlan = -1,
-					   .sport = sport, .dport = 4791, .tos = (uint8_t)(dscp << 2)};
-			uint16_t len = t_build_ipv4(buf, &f);
+			struct t_flow f = {.dst = v6 ? "2001:db8:1::9" : "10.1.0.9",
+					   .src = v6 ? "2001:db8::2" : NULL, .payload = 100,
+					   .vlan = -1, .sport = sport, .dport = 4791,
+					   .tos = (uint8_t)(dscp << 2)};
+			uint16_t len = v6 ? t_build_ipv6(buf, &f) : t_build_ipv4(buf, &f);
 			t_rx(t, T_PORT0, buf, len, now);
 		}
 		uint16_t n4 = t_tx_count(t, T_PORT4), n8 = t_tx_count(t, T_PORT8);
@@ -345,13 +367,22 @@ test_paused_member(void **state)
 	}
 	/* The group's counters: 128 packets, the paused member none of TC 3's. */
 	const struct lsw_ecmp_grp_dp *g = NULL;
-	for (uint32_t i = 0; i < t->conf->ecmp.n_grp; i++)
-		if (t->conf->ecmp.grp[i].ws != NULL)
-			g = &t->conf->ecmp.grp[i];
+	for (uint32_t i = 0; i < LSW_MAX_NHG6; i++)
+		if (lsw_ecmp_grp(&t->conf->ecmp, v6, i) != NULL &&
+		    lsw_ecmp_grp(&t->conf->ecmp, v6, i)->mode == LSW_ECMP_FLOWLET_QUALITY)
+			g = lsw_ecmp_grp(&t->conf->ecmp, v6, i);
 	assert_non_null(g);
 	assert_int_equal(g->ws[0].ctr.member[0].pkts + g->ws[0].ctr.member[1].pkts, 128);
 	assert_true(g->ws[0].ctr.member[1].pkts > 64);
 	t_switch_free(t);
+}
+
+static void
+test_paused_member(void **state)
+{
+	(void)state;
+	check_paused_member(false);
+	check_paused_member(true);
 }
 
 /* Tables survive a snapshot that leaves the group's settings alone, and are replaced when
@@ -392,19 +423,26 @@ test_tables_kept(void **state)
 	" \"NEIGH\": {\"Ethernet12|192.168.5.9\": {\"neigh\": \"02:00:00:00:0c:01\"}}," \
 	" \"ECMP\": {\"GLOBAL\": {\"sample_interval\": 10}, \"10.6.0.0/16\": {\"mode\": \"" mode "\"}}}"
 
+/* ECMP3_CONFIG with the IPv6 twin, the mode for both. */
+#define ECMP36_CONFIG(mode) \
+	"{" V6_NET ", \"ECMP\": {\"GLOBAL\": {\"sample_interval\": 10}," \
+	" \"2001:db8:6::/48\": {\"mode\": \"" mode "\"}}}"
+
 /* 64 flows (UDP source ports 1..64; RoCE, QP @qp, or QP = the port when @qp is 0) to
- * 10.6.0.9: the port each went out on, in @out[sport]. */
+ * 10.6.0.9, or 2001:db8:6::9 (@v6): the port each went out on, in @out[sport]. */
 static void
-send_flows(struct t_switch *t, uint64_t now, uint32_t qp, uint16_t sports, uint16_t *out)
+send_flows(struct t_switch *t, bool v6, uint64_t now, uint32_t qp, uint16_t sports,
+	   uint16_t *out)
 {
 	static const uint16_t ports[] = {T_PORT4, T_PORT8, T_PORT12};
 
 	for (uint16_t sport = 1; sport <= 64; sport++) {
-		struct t_flow f = {.dst = "10.6.0.9", .payload = 100, .vlan = -1,
-				   .sport = sports ? sports : sport, .dport = 4791};
-		uint16_t len = t_build_ipv4(buf, &f);
+		struct t_flow f = {.dst = v6 ? "2001:db8:6::9" : "10.6.0.9", .payload = 100,
+				   .vlan = -1, .sport = sports ? sports : sport, .dport = 4791,
+				   .src = v6 ? "2001:db8::2" : NULL};
+		uint16_t len = v6 ? t_build_ipv6(buf, &f) : t_build_ipv4(buf, &f);
 		uint32_t dqpn = qp ? qp : sport;
-		uint8_t *bth = buf + 42; /* Ethernet, IPv4, UDP */
+		uint8_t *bth = buf + (v6 ? 62 : 42); /* Ethernet, IP, UDP */
 		memset(bth, 0, 12);
 		bth[5] = (uint8_t)(dqpn >> 16);
 		bth[6] = (uint8_t)(dqpn >> 8);
@@ -422,15 +460,29 @@ send_flows(struct t_switch *t, uint64_t now, uint32_t qp, uint16_t sports, uint1
 	}
 }
 
-/* The id of the group over three members. */
-static uint32_t
-grp_id(struct t_switch *t)
+/* The ECMP settings of the group that @dst takes (an IPv6 address when @v6). */
+static const struct lsw_ecmp_grp_dp *
+grp_of(struct t_switch *t, bool v6, const char *dst)
 {
-	const struct lsw_fib *fib = t->sw.dp.fib;
+	uint8_t ip6[16];
 	uint32_t v;
 
-	assert_int_equal(rte_lpm_lookup(fib->lpm, t_ip("10.6.0.9"), &v), 0);
-	return v;
+	if (v6) {
+		t_ip6(dst, ip6);
+		v = lsw_fib6_lookup(t->sw.dp.fib6, ip6);
+	} else {
+		assert_int_equal(rte_lpm_lookup(t->sw.dp.fib->lpm, t_ip(dst), &v), 0);
+	}
+	const struct lsw_ecmp_grp_dp *g = lsw_ecmp_grp(&t->conf->ecmp, v6, v);
+	assert_non_null(g);
+	return g;
+}
+
+/* The group over three members. */
+static const struct lsw_ecmp_grp_dp *
+grp3(struct t_switch *t, bool v6)
+{
+	return grp_of(t, v6, v6 ? "2001:db8:6::9" : "10.6.0.9");
 }
 
 static uint64_t
@@ -447,10 +499,10 @@ link_down_drops(struct t_switch *t)
  * L3_EGRESS_LINK_DOWN; in hash modes only its flows move, and they come back when it does
  * (P3). */
 static void
-check_member_down(const char *mode, bool admin)
+check_member_down(const char *mode, bool admin, bool v6)
 {
-	char patch[1024];
-	snprintf(patch, sizeof(patch), ECMP3_CONFIG("%s"), mode);
+	char patch[2048];
+	snprintf(patch, sizeof(patch), v6 ? ECMP36_CONFIG("%s") : ECMP3_CONFIG("%s"), mode);
 	struct t_switch *t = ecmp_switch(patch);
 	uint16_t before[65], after[65], back[65];
 	uint64_t now = 1000;
@@ -459,7 +511,7 @@ check_member_down(const char *mode, bool admin)
 	for (int i = 0; i < 3; i++, now += 10 * US)
 		for (uint16_t p = T_PORT4; p <= T_PORT12; p++)
 			lsw_ecmp_poll(&t->w, t->conf, p, now);
-	send_flows(t, now, 0, 0, before);
+	send_flows(t, v6, now, 0, 0, before);
 	if (admin)
 		t->sw.cfg->port[T_PORT8].admin_up = false;
 	else
@@ -467,7 +519,7 @@ check_member_down(const char *mode, bool admin)
 	t_rebuild(t);
 	assert_true(t->conf->ecmp_down == 1u << T_PORT8);
 	now += 10 * US; /* within the flowlet gap: flows stay where they were */
-	send_flows(t, now, 0, 0, after);
+	send_flows(t, v6, now, 0, 0, after);
 	unsigned int moved = 0, on8 = 0;
 	for (int f = 1; f <= 64; f++) {
 		assert_true(after[f] == T_PORT4 || after[f] == T_PORT12);
@@ -487,7 +539,7 @@ check_member_down(const char *mode, bool admin)
 	t_rebuild(t);
 	assert_int_equal(t->conf->ecmp_down, 0);
 	now += 10 * US;
-	send_flows(t, now, 0, 0, back);
+	send_flows(t, v6, now, 0, 0, back);
 	if (strncmp(mode, "hash", 4) == 0)
 		assert_memory_equal(&back[1], &before[1], 64 * sizeof(back[0]));
 	unsigned int again = 0;
@@ -495,13 +547,13 @@ check_member_down(const char *mode, bool admin)
 	for (int k = 0; k < 4 && again == 0; k++, now += 100000 * US) {
 		for (uint16_t p = T_PORT4; p <= T_PORT12; p++)
 			lsw_ecmp_poll(&t->w, t->conf, p, now);
-		send_flows(t, now, 0, 0, back);
+		send_flows(t, v6, now, 0, 0, back);
 		for (int f = 1; f <= 64; f++)
 			again += back[f] == T_PORT8;
 	}
 	/* Modes without a preference take it again; the quality ones keep a flow on a member
 	 * that is among the best (all are idle here), and fixed keeps it where it went. */
-	if (!lsw_ecmp_uses_quality(t->conf->ecmp.grp[grp_id(t)].mode))
+	if (!lsw_ecmp_uses_quality(grp3(t, v6)->mode))
 		assert_true(again > 0);
 	t_switch_free(t);
 }
@@ -514,29 +566,257 @@ test_member_down(void **state)
 
 	(void)state;
 	for (unsigned int i = 0; i < RTE_DIM(modes); i++)
-		check_member_down(modes[i], false);
-	check_member_down("hash", true);
+		check_member_down(modes[i], false, false);
+	check_member_down("hash", true, false);
+}
+
+/* The same for an IPv6 group, in every mode. */
+static void
+test_member_down6(void **state)
+{
+	(void)state;
+	for (uint8_t m = 0; m < LSW_ECMP_N_MODES; m++)
+		check_member_down(lsw_ecmp_mode_names[m], false, true);
+	check_member_down("flowlet_quality", true, true);
 }
 
 /* P2 through the forwarding path: 64 RoCE flows that differ only in their destination QP
- * all take one member under hash and spread over all three under hash_qp. */
+ * all take one member under hash and spread over all three under hash_qp; IPv4 and IPv6. */
 static void
 test_qp_flows(void **state)
 {
 	uint16_t out[65];
 
 	(void)state;
-	for (int qp_mode = 0; qp_mode <= 1; qp_mode++) {
-		struct t_switch *t = ecmp_switch(qp_mode ? ECMP3_CONFIG("hash_qp") :
-						 ECMP3_CONFIG("hash"));
+	for (int k = 0; k < 4; k++) {
+		bool qp_mode = k & 1, v6 = k >> 1;
+		struct t_switch *t = ecmp_switch(v6 ? (qp_mode ? ECMP36_CONFIG("hash_qp") :
+							ECMP36_CONFIG("hash")) :
+						 (qp_mode ? ECMP3_CONFIG("hash_qp") :
+							ECMP3_CONFIG("hash")));
 		unsigned int used[4] = {0}, n = 0;
-		send_flows(t, 1000, 0, 4000, out); /* one UDP port: QPs 1..64 */
+		send_flows(t, v6, 1000, 0, 4000, out); /* one UDP port: QPs 1..64 */
 		for (int f = 1; f <= 64; f++)
 			if (used[out[f]]++ == 0)
 				n++;
 		assert_int_equal(n, qp_mode ? 3 : 1);
 		t_switch_free(t);
 	}
+}
+
+/* The flow label is a hash field of IPv6 groups: with the default fields, flows that differ
+ * only in it spread (the CRC of the addresses, the label, the ports and the next header, as
+ * IPv6's hash always was); without it they all take one member; alone it spreads them. */
+static void
+test_flow_label6(void **state)
+{
+	static const char *const fields[] = {
+		"", "\"hash_fields\": \"SRC_IP,DST_IP,L4_SRC_PORT,L4_DST_PORT,IP_PROTOCOL\"",
+		"\"hash_fields\": [\"IPV6_FLOW_LABEL\"]",
+	};
+	struct lsw_pkt_info pi = {.flags = LSW_PF_L4, .l4_proto = 17, .sport = 7, .dport = 9};
+	uint8_t addrs[32];
+	uint32_t vtc = rte_cpu_to_be_32(6u << 28 | 0xabcde);
+
+	(void)state;
+	t_ip6("2001:db8::2", addrs);
+	t_ip6("2001:db8:6::9", addrs + 16);
+	uint32_t h = rte_hash_crc(addrs, 32, 0);
+	h = rte_hash_crc_4byte(rte_cpu_to_be_32(0xabcde), h);
+	h = rte_hash_crc_4byte(7u << 16 | 9, h);
+	h = rte_hash_crc_4byte(17, h);
+	assert_int_equal(lsw_ecmp_hash_fields6(addrs, vtc, &pi, LSW_HF_DEFAULT, 5),
+			 lsw_hash_mix(h, 5));
+	/* The traffic class is not the label's. */
+	assert_int_equal(lsw_ecmp_hash_fields6(addrs, vtc ^ rte_cpu_to_be_32(0xff00000), &pi,
+					       LSW_HF_DEFAULT, 5), lsw_hash_mix(h, 5));
+	for (unsigned int k = 0; k < RTE_DIM(fields); k++) {
+		char patch[2048];
+		snprintf(patch, sizeof(patch), ECMP6_CONFIG("", "%s"), fields[k]);
+		struct t_switch *t = ecmp_switch(patch);
+		unsigned int on4 = 0, on8 = 0;
+		for (uint32_t label = 1; label <= 64; label++) {
+			struct t_flow f = {.src = "2001:db8::2", .dst = "2001:db8:1::9",
+					   .payload = 100, .vlan = -1, .sport = 7, .dport = 9,
+					   .flow_label = label * 40503u};
+			t_rx(t, T_PORT0, buf, t_build_ipv6(buf, &f), 1000);
+			struct rte_mbuf *m;
+			while ((m = t_tx_take(t, T_PORT4)) != NULL && ++on4)
+				rte_pktmbuf_free(m);
+			while ((m = t_tx_take(t, T_PORT8)) != NULL && ++on8)
+				rte_pktmbuf_free(m);
+		}
+		assert_int_equal(on4 + on8, 64);
+		if (k == 1)
+			assert_true(on4 == 64 || on8 == 64);
+		else
+			assert_true(on4 > 10 && on8 > 10);
+		t_switch_free(t);
+	}
+}
+
+/* The member each of 64 IPv6 flows to 2001:db8:1::9 went out on, at @now, in @out. */
+static void
+send_flows6(struct t_switch *t, uint64_t now, uint16_t *out)
+{
+	for (uint16_t sport = 1; sport <= 64; sport++) {
+		struct t_flow f = {.src = "2001:db8::2", .dst = "2001:db8:1::9", .payload = 100,
+				   .vlan = -1, .sport = sport, .dport = 9};
+		t_rx(t, T_PORT0, buf, t_build_ipv6(buf, &f), now);
+		struct rte_mbuf *m = t_tx_take(t, T_PORT4);
+		out[sport] = m != NULL ? 0 : 1;
+		if (m == NULL)
+			m = t_tx_take(t, T_PORT8);
+		assert_non_null(m);
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* Reactive rebalance of an IPv6 group through the forwarding path: flows that never pause
+ * leave a congested member one per rebalance interval, counted as REBALANCES. */
+static void
+test_rebalance6(void **state)
+{
+	struct t_switch *t = ecmp_switch(ECMP6_CONFIG("\"sample_interval\": 10",
+		"\"mode\": \"flowlet_quality\", \"rebalance\": true, "
+		"\"inactivity_time\": 100000, \"rebalance_interval\": 500"));
+	uint16_t a[65], b[65];
+	uint64_t now = 10000000;
+
+	(void)state;
+	for (int i = 0; i < 3; i++, now += 10 * US)
+		for (uint16_t p = T_PORT4; p <= T_PORT8; p++)
+			lsw_ecmp_poll(&t->w, t->conf, p, now);
+	send_flows6(t, now, a);
+	unsigned int on0 = 0;
+	for (int f = 1; f <= 64; f++)
+		on0 += a[f] == 0;
+	assert_true(on0 > 1 && on0 < 64);
+	/* Member 0 (Ethernet4) congests: a queue builds, its quality falls. */
+	struct lsw_ecmp_sig *sig = &t->sw.dp.ecmp_sig[T_PORT4];
+	sig->quality = 2;
+	sig->queue_level = 4;
+	now += 10 * US;
+	send_flows6(t, now, b);
+	unsigned int moved = 0;
+	for (int f = 1; f <= 64; f++) {
+		assert_true(b[f] == a[f] || (a[f] == 0 && b[f] == 1));
+		moved += b[f] != a[f];
+	}
+	assert_int_equal(moved, 1);
+	now += 500 * US; /* the next interval: one more */
+	send_flows6(t, now, a);
+	moved = 0;
+	for (int f = 1; f <= 64; f++)
+		moved += b[f] != a[f];
+	assert_int_equal(moved, 1);
+	const struct lsw_ecmp_grp_dp *g = grp_of(t, true, "2001:db8:1::9");
+	assert_int_equal(g->ws[0].ctr.member[1].rebalance, 2);
+	assert_int_equal(g->ws[0].ctr.member[0].pkts + g->ws[0].ctr.member[1].pkts, 192);
+	t_switch_free(t);
+}
+
+/* The group @prefix in ecmp.groups's or ecmp.stats's @res, or NULL. */
+static json_t *
+group_of(json_t *res, const char *prefix)
+{
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "groups"), i, g)
+		if (strcmp(json_string_value(json_object_get(g, "prefix")), prefix) == 0)
+			return g;
+	return NULL;
+}
+
+/* ecmp.groups lists both families; an ECMP|<IPv6 prefix> entry changes its group's mode
+ * live through config.set; a bad one is refused by its path and changes nothing; the
+ * group's counters add up to the packets it forwarded, in ecmp.stats by its prefix. */
+static void
+test_groups6(void **state)
+{
+	struct t_switch *t = ecmp_switch(ECMP36_CONFIG("flowlet_random"));
+	json_t *resp, *res, *g;
+	uint16_t out[65];
+
+	(void)state;
+	res = t_rpc_ok(t, "ecmp.groups", NULL, &resp);
+	g = group_of(res, "10.1.0.0/16");
+	assert_non_null(g);
+	assert_string_equal(json_string_value(json_object_get(g, "family")), "IPv4");
+	assert_int_equal(json_array_size(json_object_get(g, "hash_fields")), 5);
+	g = group_of(res, "2001:db8:6::/48");
+	assert_non_null(g);
+	assert_string_equal(json_string_value(json_object_get(g, "family")), "IPv6");
+	assert_string_equal(json_string_value(json_object_get(g, "mode")), "flowlet_random");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(g, "hash_fields"),
+							     5)), "IPV6_FLOW_LABEL");
+	json_t *ms = json_object_get(g, "members");
+	assert_int_equal(json_array_size(ms), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ms, 2), "ip")),
+			    "2001:db8:12::9");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ms, 2), "port")),
+			    "Ethernet12");
+	json_decref(resp);
+
+	send_flows(t, true, 1000, 0, 0, out);
+	res = t_rpc_ok(t, "ecmp.stats", "{\"prefix\": \"2001:db8:6:0::/48\"}", &resp);
+	assert_int_equal(json_array_size(json_object_get(res, "groups")), 1);
+	json_int_t pkts = 0, flowlets = 0;
+	size_t i;
+	json_array_foreach(json_object_get(group_of(res, "2001:db8:6::/48"), "members"), i, g) {
+		pkts += json_integer_value(json_object_get(g, "PACKETS"));
+		flowlets += json_integer_value(json_object_get(g, "FLOWLETS"));
+	}
+	assert_int_equal(pkts, 64);
+	/* A flowlet per table entry: two of 64 flows may share one of the 4096. */
+	assert_true(flowlets >= 60 && flowlets <= 64);
+	json_decref(resp);
+
+	/* Live: the mode of the IPv6 group, through config.set. */
+	res = t_rpc_ok(t, "config.set", "{\"config\": {\"ECMP\": {\"2001:db8:6::/48\": "
+		       "{\"mode\": \"packet_quality\", \"hash_fields\": \"SRC_IP\"}}}}", &resp);
+	json_decref(resp);
+	assert_int_equal(grp3(t, true)->mode, LSW_ECMP_PACKET_QUALITY);
+	assert_int_equal(grp3(t, true)->fields, LSW_HF_SRC_IP);
+	assert_int_equal(grp_of(t, false, "10.1.0.9")->mode, LSW_ECMP_HASH); /* GLOBAL's */
+	res = t_rpc_ok(t, "ecmp.groups", NULL, &resp);
+	assert_string_equal(json_string_value(json_object_get(group_of(res, "2001:db8:6::/48"),
+							      "mode")), "packet_quality");
+	json_decref(resp);
+	/* Refused by path, nothing changed. */
+	resp = t_rpc(t, "config.set", "{\"config\": {\"ECMP\": {\"2001:db8:6::/48\": "
+		     "{\"mode\": \"fixed\", \"rebalance\": true}}}}");
+	assert_string_equal(t_error_path(resp), "$.ECMP['2001:db8:6::/48'].rebalance");
+	json_decref(resp);
+	assert_int_equal(grp3(t, true)->mode, LSW_ECMP_PACKET_QUALITY);
+	/* ecmp.stats by a prefix with no group. */
+	resp = t_rpc(t, "ecmp.stats", "{\"prefix\": \"2001:db8:7::/48\"}");
+	assert_string_equal(t_error_path(resp), "$.params.prefix");
+	json_decref(resp);
+	/* The group goes (route.add leaves its route one next hop): its ECMP entry goes with
+	 * it, as an IPv4 route's does. */
+	res = t_rpc_ok(t, "route.add", "{\"prefix\": \"2001:db8:6::/48\", \"replace\": true,"
+		       " \"nexthop\": \"2001:db8:4::1\"}", &resp);
+	json_decref(resp);
+	res = t_rpc_ok(t, "ecmp.groups", NULL, &resp);
+	assert_null(group_of(res, "2001:db8:6::/48"));
+	assert_non_null(group_of(res, "10.1.0.0/16"));
+	json_decref(resp);
+	/* Back to a group with an entry of its own; route.del takes both. */
+	res = t_rpc_ok(t, "route.add", "{\"prefix\": \"2001:db8:6::/48\", \"replace\": true,"
+		       " \"nexthop\": \"2001:db8:4::1,2001:db8:8::1\"}", &resp);
+	json_decref(resp);
+	res = t_rpc_ok(t, "config.set", "{\"config\": {\"ECMP\": {\"2001:db8:6::/48\": "
+		       "{\"mode\": \"fixed\"}}}}", &resp);
+	json_decref(resp);
+	assert_int_equal(grp3(t, true)->mode, LSW_ECMP_FIXED);
+	res = t_rpc_ok(t, "route.del", "{\"prefix\": \"2001:db8:6::/48\"}", &resp);
+	json_decref(resp);
+	res = t_rpc_ok(t, "ecmp.groups", NULL, &resp);
+	assert_null(group_of(res, "2001:db8:6::/48"));
+	json_decref(resp);
+	t_switch_free(t);
 }
 
 static const char *const bads[][3] = {
@@ -573,6 +853,27 @@ static const char *const bads[][3] = {
 	 "$.ECMP['10.1.0.0/16'].rebalance", "flowlet_quality only"},
 	{"{\"ECMP\": {\"10.1.0.0/16\": {}, \"default|10.1.0.0/16\": {}}}",
 	 "$.ECMP['default|10.1.0.0/16']", "twice"},
+	/* IPv6 entries, against V6_NET */
+	{"{" V6_NET ", \"ECMP\": {\"2001:db8:9::/48\": {\"mode\": \"hash\"}}}",
+	 "$.ECMP['2001:db8:9::/48']", "no STATIC_ROUTE"},
+	{"{" V6_NET ", \"ECMP\": {\"2001:db8:1::/64\": {\"mode\": \"hash\"}}}",
+	 "$.ECMP['2001:db8:1::/64']", "no STATIC_ROUTE"},
+	{"{" V6_NET ", \"STATIC_ROUTE\": {\"2001:db8:2::/48\": {\"nexthop\": \"2001:db8:4::1\"}},"
+	 " \"ECMP\": {\"2001:db8:2::/48\": {}}}", "$.ECMP['2001:db8:2::/48']",
+	 "two or more next hops"},
+	{"{" V6_NET ", \"ECMP\": {\"2001:db8:1::/48\": {}, \"default|2001:db8:1:0::/48\": {}}}",
+	 "$.ECMP['default|2001:db8:1:0::/48']", "twice"},
+	{"{" V6_NET ", \"ECMP\": {\"2001:db8:1::/48\": {\"mode\": \"spray\"}}}",
+	 "$.ECMP['2001:db8:1::/48'].mode", "one of"},
+	{"{" V6_NET ", \"ECMP\": {\"2001:db8:1::/48\": {\"hash_fields\": \"FLOW_LABEL\"}}}",
+	 "$.ECMP['2001:db8:1::/48'].hash_fields[0]", "one of"},
+	{"{" V6_NET ", \"ECMP\": {\"2001:db8:1::/48\": {\"mode\": \"hash\", "
+	 "\"rebalance\": true}}}", "$.ECMP['2001:db8:1::/48'].rebalance", "flowlet_quality only"},
+	{"{" V6_NET ", \"ECMP\": {\"2001:db8:1::/48\": {\"flowlet_table_size\": 100}}}",
+	 "$.ECMP['2001:db8:1::/48'].flowlet_table_size", "power of two"},
+	{"{" V6_NET ", \"ECMP\": {\"2001:db8:1::/48\": {\"load_weight\": 10}}}",
+	 "$.ECMP['2001:db8:1::/48'].load_weight", "ECMP.GLOBAL"},
+	{"{\"ECMP\": {\"2001:db8::/481\": {}}}", "$.ECMP['2001:db8::/481']", "GLOBAL or"},
 };
 
 static void
@@ -597,6 +898,10 @@ main(void)
 		cmocka_unit_test(test_tables_kept),
 		cmocka_unit_test(test_member_down),
 		cmocka_unit_test(test_qp_flows),
+		cmocka_unit_test(test_member_down6),
+		cmocka_unit_test(test_flow_label6),
+		cmocka_unit_test(test_rebalance6),
+		cmocka_unit_test(test_groups6),
 		cmocka_unit_test(test_bad),
 	};
 

@@ -51,21 +51,13 @@ mac_is(const struct rte_ether_addr *a, const char *s)
 	return rte_is_same_ether_addr(a, &b);
 }
 
-static const char *
-error_path(json_t *resp)
-{
-	json_t *errs = json_object_get(json_object_get(json_object_get(resp, "error"), "data"),
-				       "errors");
-	return json_string_value(json_object_get(json_array_get(errs, 0), "path"));
-}
-
 /* A call refused with its first error at @path. */
 static void
 t_refused(struct t_switch *t, const char *method, const char *params, const char *path)
 {
 	json_t *resp = t_rpc(t, method, params);
 
-	assert_string_equal(error_path(resp), path);
+	assert_string_equal(t_error_path(resp), path);
 	json_decref(resp);
 }
 
@@ -167,7 +159,7 @@ test_group_reclaim(void **state)
 	assert_true(gid >= LSW_NHG_ID_FIRST_FREE && fc->fib->group[gid] != NULL);
 	assert_int_not_equal(route_of(t, "10.1.2.3", NULL), -1);
 	struct lsw_ecmp_ctr c;
-	lsw_ecmp_counters(&t->sw, gid, &c);
+	lsw_ecmp_counters(&t->sw, false, gid, &c);
 	assert_int_equal(c.member[0].pkts + c.member[1].pkts, 1);
 
 	t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": \"10.0.1.1\", "
@@ -188,7 +180,7 @@ test_group_reclaim(void **state)
 	t_call(t, "route.add", "{\"prefix\": \"10.1.0.0/16\", \"nexthop\": "
 		 "\"10.0.1.1,10.0.1.3\", \"replace\": true}");
 	assert_int_equal(rte_lpm_lookup(fc->fib->lpm, t_ip("10.1.0.1"), &v), 0);
-	lsw_ecmp_counters(&t->sw, v, &c);
+	lsw_ecmp_counters(&t->sw, false, v, &c);
 	assert_int_equal(c.member[0].pkts + c.member[1].pkts, 0);
 	assert_int_not_equal(route_of(t, "10.1.2.3", NULL), -1);
 	t_switch_free(t);
