@@ -171,7 +171,8 @@ setup(struct lsw_switch *sw)
 	dp->qsv = rte_zmalloc("lsw_qsbr", qsz, RTE_CACHE_LINE_SIZE);
 	sw->workers = rte_zmalloc("lsw_workers", sizeof(*sw->workers) * dp->n_workers,
 				  RTE_CACHE_LINE_SIZE);
-	if (dp->pool == NULL || dp->pfc_pool == NULL || dp->ctr == NULL || dp->qsv == NULL || sw->workers == NULL ||
+	if (dp->pool == NULL || dp->pfc_pool == NULL || dp->ctr == NULL || dp->qsv == NULL ||
+	    sw->workers == NULL ||
 	    rte_rcu_qsbr_init(dp->qsv, dp->n_workers) != 0) {
 		LSW_LOG(ERR, "out of memory (mempool of %u mbufs, %u B data room): %s",
 			c->g.mbufs, lsw_mbuf_data_room(c), rte_strerror(rte_errno));

@@ -84,7 +84,8 @@ header(const struct lsw_switch *sw)
 		"format", "lsw timeline", "version", 1, "record_size", (int)sizeof(struct lsw_tl_rec),
 		"start_ns", (json_int_t)t->start_wall_ns,
 		"interval_ns", (json_int_t)t->interval_us * 1000,
-		"ports", all, "speed_mbps", speed, "sampled", names_of_mask(t->ports, port_name, sw, sw->cfg->n_ports),
+		"ports", all, "speed_mbps", speed,
+		"sampled", names_of_mask(t->ports, port_name, sw, sw->cfg->n_ports),
 		"record", names_of_mask(t->what, what_name, sw, LSW_TL_WHAT_MAX), "kinds", k,
 		"lsw_version", LSW_VERSION);
 	char *js = json_dumps(h, JSON_COMPACT);

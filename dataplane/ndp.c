@@ -5,7 +5,8 @@
  * and advertisements teach to the control plane (which owns the neighbor table), hold
  * packets while a next hop is solicited (solicited-node multicast), retrying every
  * arp_retry_ms and giving up after arp_tries; announce the addresses of ports that have
- * IPv6 addresses with unsolicited advertisements when they appear. ICMPv6 echo to the switch is answered here.
+ * IPv6 addresses with unsolicited advertisements when they appear. ICMPv6 echo to the
+ * switch is answered here.
  */
 #include <rte_ip.h>
 #include "lsw/dataplane.h"

@@ -83,7 +83,8 @@ def merge(timelines, names):
     if len(ports) >= NONE:
         raise ValueError("too many ports to merge")
     h = dict(timelines[0].header)
-    h.update(kinds=kinds, ports=ports, speed_mbps=speeds, start_ns=min(t.header["start_ns"] for t in timelines),
+    h.update(kinds=kinds, ports=ports, speed_mbps=speeds,
+             start_ns=min(t.header["start_ns"] for t in timelines),
              interval_ns=min(t.header["interval_ns"] for t in timelines))
     return Timeline(h, sorted(records, key=lambda r: r[0]))
 

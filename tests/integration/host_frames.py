@@ -85,7 +85,8 @@ def test_host_frames():
     hc["hosts"]["a"]["mtu"] = 1024
     with open(path, "w") as f:
         json.dump(hc, f)
-    r = subprocess.run([LSW_HOST, "--check", "--hosts", "a", path], capture_output=True, text=True, timeout=60)
+    r = subprocess.run([LSW_HOST, "--check", "--hosts", "a", path], capture_output=True,
+                       text=True, timeout=60)
     assert r.returncode == 0 and "2 hosts, 3 QPs, 3 messages" in r.stdout, r.stdout
 
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One lab scenario (configs/labs/NAME.json) with --quick, as a user runs it: it must pass
 its checks of what the switch decides (drops, pauses, completions; a rate check, which
-measures the shared machine as much as the switch, is shown and not required), leave a complete report (results.json with the fields the README promises,
-index.html that parses as HTML and names only images that exist, CSV, the generated configs,
-the commands), and leave no process, socket or runtime directory behind. For incast also: a
+measures the shared machine as much as the switch, is shown and not required), leave a
+complete report (results.json with the fields the README promises, index.html that
+parses as HTML and names only images that exist, CSV, the generated configs, the
+commands), and leave no process, socket or runtime directory behind. For incast also: a
 broken expectation (PFC turned off in the PFC mode through --set) makes the run fail.
 
 Usage: lab.py NAME"""

@@ -41,7 +41,8 @@ def one(sc, rep, mode, n, size, rundir, record=False):
                       if not q["error"])
     rates = common.rates_last_half(res)
     return {"mode": mode, "n": n, "drops": common.total(d), "lossless_drops":
-            common.total(d) if mode in sc["expect"]["lossless_modes"] else None, "pause_frames": pauses,
+            common.total(d) if mode in sc["expect"]["lossless_modes"] else None,
+            "pause_frames": pauses,
             "goodput_fraction": h0["goodput_bps"] / (sc["speed"] * 1e6),
             "retransmits": retx, "jain": common.jain(rates.values()),
             "messages_done": res["messages_done"], "messages": res["messages_posted"],
