@@ -112,11 +112,48 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 			lsw_buffer_abm_in(all, n, mc, true, op, q, &eg_abm);
 	}
 
+	/* The common case, decided for the whole run at once: every packet to one ingress and
+	 * one egress partition, none dropped. Within a run that fits, each policy's threshold
+	 * only falls as the run adds shared bytes (complete sharing's stays level), so what
+	 * fits at the run's end fits at every packet: the same decisions as one by one, with
+	 * no threshold per packet. -1: decided per packet. */
+	int fast_in = -1, fast_eg = -1;
+	int64_t total = 0, cmin = INT64_MAX;
+	for (uint16_t i = 0; i < k; i++) {
+		const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
+		total += c;
+		cmin = RTE_MIN(cmin, c);
+	}
+	if (k <= pkt_room) {
+		if (r0 + total <= (int64_t)pp->reserved)
+			fast_in = LSW_PART_RESERVED;
+		else if (r0 + cmin > (int64_t)pp->reserved &&
+			 ips0 + total <= (int64_t)ipool->shared &&
+			 s0 + total <= (int64_t)lsw_buffer_limit(pp, ipool, ips0 + total, s0 + total,
+								  &in_abm))
+			fast_in = LSW_PART_SHARED;
+	}
+	if (fast_in >= 0) {
+		if (er0 + total <= (int64_t)qp->reserved)
+			fast_eg = LSW_PART_RESERVED;
+		else if (er0 + cmin > (int64_t)qp->reserved &&
+			 (pp->lossless || !eg_check ||
+			  (eps0 + total <= (int64_t)epool->shared &&
+			   es0 + total <= (int64_t)lsw_buffer_limit(qp, epool, eps0 + total,
+								    es0 + total, &eg_abm))))
+			fast_eg = LSW_PART_SHARED;
+	}
+
 	for (uint16_t i = 0; i < k; i++) {
 		const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
 		int in_part, eg_part;
 		enum lsw_drop d = LSW_DROP_NONE;
 
+		if (likely(fast_eg >= 0)) {
+			in_part = fast_in;
+			eg_part = fast_eg;
+			goto decided;
+		}
 		/* Ingress (port, PG): reserved, shared under the threshold, then headroom. */
 		if (admitted >= pkt_room) {
 			d = LSW_DROP_MBUF_LIMIT;
@@ -155,6 +192,7 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 					d = LSW_DROP_EGRESS_QUEUE_THRESHOLD;
 			}
 		}
+decided:
 		drop[i] = (uint8_t)d;
 		if (d != LSW_DROP_NONE) {
 			drops[lsw_qdrop_of(d)]++;

@@ -403,6 +403,88 @@ test_run_equals_single(void **state)
 	all[0] = w0;
 }
 
+/* Admit @pre packets of @pre_len one by one into @w, then @k of @len: as a run when @run. */
+static void
+sweep_admit(struct lsw_buffer_lcore *w, int pre, uint32_t pre_len, const uint32_t *len, int k,
+	    bool run, struct lsw_pkt_meta *ms, uint8_t *drop)
+{
+	struct lsw_pkt_meta pm, *mp[40];
+
+	all[0] = w;
+	for (int i = 0; i < pre; i++) {
+		pm = (struct lsw_pkt_meta){.in_port = 3, .pg = 1, .out_port = 4, .queue = 2};
+		(void)lsw_buffer_admit(all, 1, w, &mc, &pm, pre_len);
+	}
+	for (int i = 0; i < k; i++) {
+		ms[i] = (struct lsw_pkt_meta){.in_port = 3, .pg = 1, .out_port = 4, .queue = 2};
+		mp[i] = &ms[i];
+		if (!run)
+			drop[i] = (uint8_t)lsw_buffer_admit(all, 1, w, &mc, &ms[i], len[i]);
+	}
+	if (run)
+		(void)lsw_buffer_admit_run(all, 1, w, &mc, mp, len, (uint16_t)k, drop);
+}
+
+/* A run that fits is decided for the whole run at once: the same as one by one at every
+ * policy, reserve and occupancy, and on both sides of each boundary. */
+static void
+test_run_fast_equals_single(void **state)
+{
+	static const uint8_t policies[] = {LSW_POLICY_DT, LSW_POLICY_STATIC,
+					   LSW_POLICY_COMPLETE_SHARING, LSW_POLICY_PARTITIONED};
+	static const uint32_t reserves[] = {0, 1000, 2050, 4096}; /* not all whole cells */
+	struct lsw_pkt_meta ms[40], m1[40];
+	uint8_t drop_r[40], drop_1[40];
+	uint32_t len[40];
+	int cases = 0, all_admitted = 0, some_dropped = 0;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		len[i] = i % 3 == 0 ? 64 : 60 + (uint32_t)(i * 37 % 200);
+	for (size_t po = 0; po < RTE_DIM(policies); po++)
+	for (size_t r = 0; r < RTE_DIM(reserves); r++)
+	for (int lossless = 0; lossless < 2; lossless++)
+	for (int pre = 0; pre < 120; pre += 7) {
+		mc.pool[0] = (struct lsw_pool_dp){.size = 32768, .shared = 16384, .part_share = 6000,
+						   .policy = policies[po]};
+		mc.pool[1] = (struct lsw_pool_dp){.size = 32768, .shared = 12000, .part_share = 5000,
+						   .policy = policies[po]};
+		mc.pg[3][1] = (struct lsw_prof_dp){.pool = 0, .reserved = reserves[r],
+						    .dynamic = policies[po] != LSW_POLICY_STATIC,
+						    .shift = -1, .static_th = 5000,
+						    .xoff = lossless ? 3000 : 0,
+						    .lossless = (uint8_t)lossless};
+		mc.q[4][2] = (struct lsw_prof_dp){.pool = 1, .reserved = reserves[3 - r],
+						   .dynamic = policies[po] != LSW_POLICY_STATIC,
+						   .shift = 0, .static_th = 7000};
+		struct lsw_buffer_lcore *wr = calloc(1, sizeof(*wr)), *w1s = calloc(1, sizeof(*w1s));
+		int k = 8 + pre % 33;
+		uint32_t pre_len = pre % 2 ? 64 : 128;
+		sweep_admit(wr, pre, pre_len, len, k, true, ms, drop_r);
+		sweep_admit(w1s, pre, pre_len, len, k, false, m1, drop_1);
+		int admitted = 0;
+		for (int i = 0; i < k; i++) {
+			assert_int_equal(drop_r[i], drop_1[i]);
+			if (drop_r[i] != LSW_DROP_NONE)
+				continue;
+			admitted++;
+			assert_int_equal(ms[i].in_part, m1[i].in_part);
+			assert_int_equal(ms[i].eg_part, m1[i].eg_part);
+			assert_int_equal(ms[i].charged, m1[i].charged);
+		}
+		assert_memory_equal(&wr->use, &w1s->use, sizeof(wr->use));
+		assert_memory_equal(&wr->ctr, &w1s->ctr, sizeof(wr->ctr));
+		all_admitted += admitted == k;
+		some_dropped += admitted < k;
+		cases++;
+		free(wr);
+		free(w1s);
+	}
+	all[0] = w0;
+	/* The sweep crosses the boundaries: runs that fit whole and runs that do not. */
+	assert_true(all_admitted > cases / 8 && some_dropped > cases / 8);
+}
+
 /* Admitted by one worker, released by another: the sums are what counts. */
 static void
 test_two_workers(void **state)
@@ -434,6 +516,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_lossy_drops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_headroom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_equals_single, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_fast_equals_single, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_workers, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
