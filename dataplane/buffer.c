@@ -129,8 +129,8 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 			fast_in = LSW_PART_RESERVED;
 		else if (r0 + cmin > (int64_t)pp->reserved &&
 			 ips0 + total <= (int64_t)ipool->shared &&
-			 s0 + total <= (int64_t)lsw_buffer_limit(pp, ipool, ips0 + total, s0 + total,
-								  &in_abm))
+			 s0 + total <= (int64_t)lsw_buffer_limit(pp, ipool, ips0 + total,
+								  s0 + total, &in_abm))
 			fast_in = LSW_PART_SHARED;
 	}
 	if (fast_in >= 0) {

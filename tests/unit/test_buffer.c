@@ -445,10 +445,10 @@ test_run_fast_equals_single(void **state)
 	for (size_t r = 0; r < RTE_DIM(reserves); r++)
 	for (int lossless = 0; lossless < 2; lossless++)
 	for (int pre = 0; pre < 120; pre += 7) {
-		mc.pool[0] = (struct lsw_pool_dp){.size = 32768, .shared = 16384, .part_share = 6000,
-						   .policy = policies[po]};
-		mc.pool[1] = (struct lsw_pool_dp){.size = 32768, .shared = 12000, .part_share = 5000,
-						   .policy = policies[po]};
+		mc.pool[0] = (struct lsw_pool_dp){.size = 32768, .shared = 16384,
+						   .part_share = 6000, .policy = policies[po]};
+		mc.pool[1] = (struct lsw_pool_dp){.size = 32768, .shared = 12000,
+						   .part_share = 5000, .policy = policies[po]};
 		mc.pg[3][1] = (struct lsw_prof_dp){.pool = 0, .reserved = reserves[r],
 						    .dynamic = policies[po] != LSW_POLICY_STATIC,
 						    .shift = -1, .static_th = 5000,
@@ -457,7 +457,8 @@ test_run_fast_equals_single(void **state)
 		mc.q[4][2] = (struct lsw_prof_dp){.pool = 1, .reserved = reserves[3 - r],
 						   .dynamic = policies[po] != LSW_POLICY_STATIC,
 						   .shift = 0, .static_th = 7000};
-		struct lsw_buffer_lcore *wr = calloc(1, sizeof(*wr)), *w1s = calloc(1, sizeof(*w1s));
+		struct lsw_buffer_lcore *wr = calloc(1, sizeof(*wr));
+		struct lsw_buffer_lcore *w1s = calloc(1, sizeof(*w1s));
 		int k = 8 + pre % 33;
 		uint32_t pre_len = pre % 2 ? 64 : 128;
 		sweep_admit(wr, pre, pre_len, len, k, true, ms, drop_r);
