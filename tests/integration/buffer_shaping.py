@@ -80,7 +80,7 @@ def test_buffer_shaping():
         several = len(test_workers()) > 1
         admitted = ("Ethernet0",) if several else ("Ethernet0", "Ethernet4")
         wait_until(lambda: all(sw.rpc("pg.stats", {"port": p})["ports"][p]["3"]["PACKETS"] > 0
-                               for p in admitted), what="both PGs admitted")
+                               for p in admitted), what="PG 3 admitted on %s" % ", ".join(admitted))
         if several:
             wait_until(lambda: sw.rpc("port.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]
                        ["IF_IN_UCAST_PKTS"] > 0, what="Ethernet4 read")
