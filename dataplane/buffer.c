@@ -112,36 +112,35 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 			lsw_buffer_abm_in(all, n, mc, true, op, q, &eg_abm);
 	}
 
-	/* The common case, decided for the whole run at once: every packet to one ingress and
-	 * one egress partition, none dropped. Within a run that fits, each policy's threshold
-	 * only falls as the run adds shared bytes (complete sharing's stays level), so what
-	 * fits at the run's end fits at every packet: the same decisions as one by one, with
-	 * no threshold per packet. -1: decided per packet. */
-	int fast_in = -1, fast_eg = -1;
-	int64_t total = 0, cmin = INT64_MAX;
-	for (uint16_t i = 0; i < k; i++) {
-		const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
-		total += c;
-		cmin = RTE_MIN(cmin, c);
-	}
-	if (k <= pkt_room) {
-		if (r0 + total <= (int64_t)pp->reserved)
-			fast_in = LSW_PART_RESERVED;
-		else if (r0 + cmin > (int64_t)pp->reserved &&
-			 ips0 + total <= (int64_t)ipool->shared &&
-			 s0 + total <= (int64_t)lsw_buffer_limit(pp, ipool, ips0 + total,
-								  s0 + total, &in_abm))
-			fast_in = LSW_PART_SHARED;
-	}
-	if (fast_in >= 0) {
-		if (er0 + total <= (int64_t)qp->reserved)
-			fast_eg = LSW_PART_RESERVED;
-		else if (er0 + cmin > (int64_t)qp->reserved &&
-			 (pp->lossless || !eg_check ||
-			  (eps0 + total <= (int64_t)epool->shared &&
-			   es0 + total <= (int64_t)lsw_buffer_limit(qp, epool, eps0 + total,
-								    es0 + total, &eg_abm))))
-			fast_eg = LSW_PART_SHARED;
+	/* The common case, decided for the whole run at once: none dropped. Reserved space is
+	 * taken as one by one would (a packet goes there while it fits), which needs no
+	 * threshold; then the shared bytes the run adds are checked once, at the run's end.
+	 * Each policy's threshold only falls as shared bytes are added (complete sharing's
+	 * stays level), so what fits at the end fits at every packet: the same decisions as
+	 * one by one. part[i]: bit 0 set for the ingress shared partition, bit 1 for the
+	 * egress one. */
+	uint8_t part[LSW_BURST];
+	bool fast = false;
+	if (k <= LSW_BURST && k <= pkt_room) {
+		int64_t fr = 0, fer = 0, fs = 0, fes = 0;
+		for (uint16_t i = 0; i < k; i++) {
+			const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
+			const bool in_sh = r0 + fr + c > (int64_t)pp->reserved;
+			const bool eg_sh = er0 + fer + c > (int64_t)qp->reserved;
+			fr += in_sh ? 0 : c;
+			fs += in_sh ? c : 0;
+			fer += eg_sh ? 0 : c;
+			fes += eg_sh ? c : 0;
+			part[i] = (uint8_t)(in_sh | eg_sh << 1);
+		}
+		fast = (fs == 0 ||
+			(ips0 + fs <= (int64_t)ipool->shared &&
+			 s0 + fs <= (int64_t)lsw_buffer_limit(pp, ipool, ips0 + fs, s0 + fs,
+								  &in_abm))) &&
+		       (fes == 0 || pp->lossless || !eg_check ||
+			(eps0 + fes <= (int64_t)epool->shared &&
+			 es0 + fes <= (int64_t)lsw_buffer_limit(qp, epool, eps0 + fes, es0 + fes,
+								   &eg_abm)));
 	}
 
 	for (uint16_t i = 0; i < k; i++) {
@@ -149,9 +148,9 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 		int in_part, eg_part;
 		enum lsw_drop d = LSW_DROP_NONE;
 
-		if (likely(fast_eg >= 0)) {
-			in_part = fast_in;
-			eg_part = fast_eg;
+		if (likely(fast)) {
+			in_part = part[i] & 1 ? LSW_PART_SHARED : LSW_PART_RESERVED;
+			eg_part = part[i] & 2 ? LSW_PART_SHARED : LSW_PART_RESERVED;
 			goto decided;
 		}
 		/* Ingress (port, PG): reserved, shared under the threshold, then headroom. */
