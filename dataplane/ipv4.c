@@ -207,9 +207,6 @@ ipv4_route(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_po
 	const struct lsw_nh *nh;
 	uint32_t v;
 
-	/* The flow's CRC before the route: it does not wait for the lookup, only its seed
-	 * (the group's) does. */
-	uint32_t crc = lsw_flow_crc(ip, pi);
 	if (unlikely(rte_lpm_lookup(fib->lpm, dst, &v) != 0)) {
 		*d = LSW_DROP_LPM4_MISS;
 		return false;
@@ -219,9 +216,13 @@ ipv4_route(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_po
 	} else {
 		const struct lsw_nhg *g = lsw_acquire(&fib->group[v]);
 		switch (g->type) {
-		case LSW_NHG_FORWARD:
+		case LSW_NHG_FORWARD: {
+			/* The flow's CRC only for a group: a next hop needs none. It waits for
+			 * nothing the lookup gives, so a predicted branch runs it alongside. */
+			uint32_t crc = lsw_flow_crc(ip, pi);
 			nh = &fib->nh[g->member[ecmp_pick(w, conf, v, g, m, ip, pi, in_port, crc, now)]];
 			break;
+		}
 		case LSW_NHG_LOCAL:
 			local_input(w, conf, in_port, m, pi);
 			*d = LSW_DROP_NONE;

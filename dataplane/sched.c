@@ -100,7 +100,7 @@ lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t now)
 					s->deficit[q] += c->quantum[q];
 					s->rr_fresh = true;
 				}
-				if (s->deficit[q] >= (int64_t)lsw_fifo_peek(&s->q[q])->pkt_len)
+				if (s->deficit[q] >= (int64_t)lsw_fifo_head_len(&s->q[q]))
 					return q;
 			}
 		}

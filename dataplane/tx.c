@@ -304,7 +304,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		uint16_t first = n;
 		do {
 			const struct lsw_qent *e = &f->slot[f->head & f->mask];
-			uint32_t len = e->m->pkt_len;
+			uint32_t len = e->len;
 			int64_t cost = (int64_t)((len + c->overhead) * bit_ticks);
 			if (s->tokens < cost || (dwrr && s->deficit[q] < (int64_t)len))
 				break;
