@@ -483,7 +483,7 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 		     j++)
 			;
 		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
-		lsw_buffer_admit_run(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
+		uint16_t admitted = lsw_buffer_admit_run(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
 				     meta + i, len + i, k, drop + i);
 		/* Within one worker occupancy only grows here, so the run's end is its peak. */
 		lsw_buffer_watermarks(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
@@ -491,6 +491,10 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 		/* The run's queue, when it is ours: no per-packet lookups. */
 		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
 				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
+		/* The common case: the whole run admitted, to our queue, in one push. */
+		if (likely(f != NULL && admitted == k) &&
+		    lsw_fifo_push_run(f, w->adm + i, meta + i, len + i, k))
+			continue;
 		for (uint16_t x = i; x < j; x++) {
 			enum lsw_drop d = (enum lsw_drop)drop[x];
 			if (unlikely(d != LSW_DROP_NONE))

@@ -58,6 +58,30 @@ lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m, const struct lsw_pkt_meta 
 	return true;
 }
 
+/* Push @k admitted packets at once: false, and nothing pushed, when they do not all fit.
+ * One tail store and one byte count for the run. */
+static inline bool
+lsw_fifo_push_run(struct lsw_fifo *f, struct rte_mbuf *const *m,
+		  struct lsw_pkt_meta *const *meta, const uint32_t *len, uint16_t k)
+{
+	const uint32_t t = f->tail;
+	uint64_t bytes = 0;
+
+	if (t - f->head + k > f->mask + 1)
+		return false;
+	for (uint16_t i = 0; i < k; i++) {
+		f->slot[(t + i) & f->mask] = (struct lsw_qent){
+			.m = m[i], .charged = (uint16_t)meta[i]->charged, .len = (uint16_t)len[i],
+			.in_port = meta[i]->in_port, .pg = meta[i]->pg,
+			.in_part = meta[i]->in_part, .eg_part = meta[i]->eg_part,
+		};
+		bytes += len[i];
+	}
+	lsw_store_relaxed(&f->tail, t + k);
+	f->bytes += bytes;
+	return true;
+}
+
 static inline struct rte_mbuf *
 lsw_fifo_peek(const struct lsw_fifo *f)
 {
