@@ -302,13 +302,16 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		struct lsw_buffer_acc acc = {.bytes = 0};
 		uint64_t bytes = 0, dropped = 0;
 		uint16_t first = n;
+		/* The head in a register: stored once for the run, so that each entry's
+		 * address does not wait on the last one's store. */
+		uint32_t head = f->head;
 		do {
-			const struct lsw_qent *e = &f->slot[f->head & f->mask];
+			const struct lsw_qent *e = &f->slot[head & f->mask];
 			uint32_t len = e->len;
 			int64_t cost = (int64_t)((len + c->overhead) * bit_ticks);
 			if (s->tokens < cost || (dwrr && s->deficit[q] < (int64_t)len))
 				break;
-			lsw_store_relaxed(&f->head, f->head + 1);
+			head++;
 			bytes += len;
 			lsw_buffer_release_acc(w->buffer, &conf->buffer, &acc, (uint8_t)port,
 					       (uint8_t)q,
@@ -326,7 +329,8 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			s->tokens -= cost;
 			s->deficit[q] -= dwrr ? len : 0;
 			pkts[n++] = e->m;
-		} while (n < LSW_BURST && f->head != f->tail);
+		} while (n < LSW_BURST && head != f->tail);
+		lsw_store_relaxed(&f->head, head);
 		lsw_buffer_acc_flush(w->buffer, &conf->buffer, &acc);
 		f->bytes -= bytes;
 		w->buffer->ctr.q_tx_pkts[port][q] += n - first;
