@@ -128,6 +128,36 @@ test_ipv4_errors(void **state)
 	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_L4_TRUNCATED);
 }
 
+/* Headers with options: the checksum covers them (the 20-byte header has its own unrolled
+ * sum), and L4 starts after them. */
+static void
+test_ipv4_options(void **state)
+{
+	struct t_flow f = {.sport = 1234, .dport = 5678, .vlan = -1, .payload = 10};
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + 14);
+	struct lsw_pkt_info pi;
+
+	(void)state;
+	for (uint32_t opt = 4; opt <= 40; opt += 36) {
+		uint16_t len = t_build_ipv4(buf, &f);
+		/* the L4 header and payload move up by the options' length */
+		memmove(buf + 14 + 20 + opt, buf + 14 + 20, len - 14 - 20);
+		memset(buf + 14 + 20, 1, opt); /* NOPs */
+		len = (uint16_t)(len + opt);
+		ip->version_ihl = (uint8_t)(0x40 | (20 + opt) / 4);
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) +
+								opt));
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_NONE);
+		assert_int_equal(pi.l4_off, 14 + 20 + opt);
+		assert_int_equal(pi.sport, 1234);
+		assert_int_equal(pi.dport, 5678);
+		buf[14 + 20 + opt - 1] ^= 0x10; /* the last option byte */
+		assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_IPV4_BAD_CHECKSUM);
+	}
+}
+
 static void
 test_padding_and_fragments(void **state)
 {
@@ -223,6 +253,7 @@ main(void)
 		cmocka_unit_test(test_vlan),
 		cmocka_unit_test(test_l2),
 		cmocka_unit_test(test_ipv4_errors),
+		cmocka_unit_test(test_ipv4_options),
 		cmocka_unit_test(test_padding_and_fragments),
 		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_arp),
