@@ -302,35 +302,40 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		struct lsw_buffer_acc acc = {.bytes = 0};
 		uint64_t bytes = 0, dropped = 0;
 		uint16_t first = n;
-		/* The head in a register: stored once for the run, so that each entry's
-		 * address does not wait on the last one's store. */
+		/* The run's state in registers, stored once at its end: the head (so that each
+		 * entry's address does not wait on the last one's store), the shaper's tokens
+		 * and the queue's deficit (the release's stores could alias them in memory). */
 		uint32_t head = f->head;
+		int64_t tokens = s->tokens, deficit = s->deficit[q];
+		/* ECN and WRED see the bytes left behind, the departing packet excluded, and
+		 * those the PMD refused, which leave ahead of it. */
+		const uint64_t in_queue = f->bytes + s->pend_bytes, ecn_min = c->ecn_min[q];
 		do {
 			const struct lsw_qent *e = &f->slot[head & f->mask];
 			uint32_t len = e->len;
 			int64_t cost = (int64_t)((len + c->overhead) * bit_ticks);
-			if (s->tokens < cost || (dwrr && s->deficit[q] < (int64_t)len))
+			if (tokens < cost || (dwrr && deficit < (int64_t)len))
 				break;
 			head++;
 			bytes += len;
 			lsw_buffer_release_acc(w->buffer, &conf->buffer, &acc, (uint8_t)port,
 					       (uint8_t)q,
 					       e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
-			/* ECN and WRED on the bytes left behind, the departing packet excluded,
-			 * and on those the PMD refused, which leave ahead of it. */
-			uint64_t behind = f->bytes - bytes + s->pend_bytes;
-			if (unlikely(behind > c->ecn_min[q]) &&
+			uint64_t behind = in_queue - bytes;
+			if (unlikely(behind > ecn_min) &&
 			    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m,
 					    behind)) {
 				wred_drop(w, port, (uint8_t)q, e->m);
 				dropped += len;
 				continue;
 			}
-			s->tokens -= cost;
-			s->deficit[q] -= dwrr ? len : 0;
+			tokens -= cost;
+			deficit -= dwrr ? len : 0;
 			pkts[n++] = e->m;
 		} while (n < LSW_BURST && head != f->tail);
 		lsw_store_relaxed(&f->head, head);
+		s->tokens = tokens;
+		s->deficit[q] = deficit;
 		lsw_buffer_acc_flush(w->buffer, &conf->buffer, &acc);
 		f->bytes -= bytes;
 		w->buffer->ctr.q_tx_pkts[port][q] += n - first;
