@@ -169,9 +169,11 @@ queue_json(const struct lsw_switch *sw, const struct lsw_buffer_lcore *v, uint16
 	const int64_t *o = v->use.q_occ[p][q];
 	const uint64_t *wm = v->wm.q[p][q], *dr = v->ctr.q_drop_reason[p][q];
 	const struct lsw_fifo *f = &sw->dp.sched[p]->q[q];
-	/* The owner moves the indexes; a slightly stale difference is fine here. */
-	uint32_t pkts = lsw_load_relaxed(&f->tail) -
-			lsw_load_relaxed(&f->head);
+	/* The owner moves the indexes; a slightly stale difference is fine here. The head
+	 * first (published after the tail it passed): a tail read first could fall behind a
+	 * head the owner moves meanwhile, and the difference would wrap to ~4 billion. */
+	uint32_t head = lsw_acquire(&f->head);
+	uint32_t pkts = lsw_load_relaxed(&f->tail) - head;
 	const struct lsw_sched_conf *sc = &qc->sched[qc->port[p].q_sched[q]];
 	uint16_t wr = qc->port[p].q_ecn[q];
 	json_t *r = json_object(), *drops = json_object();

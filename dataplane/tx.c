@@ -333,7 +333,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			deficit -= dwrr ? len : 0;
 			pkts[n++] = e->m;
 		} while (n < LSW_BURST && head != f->tail);
-		lsw_store_relaxed(&f->head, head);
+		lsw_publish(&f->head, head);
 		s->tokens = tokens;
 		s->deficit[q] = deficit;
 		lsw_buffer_acc_flush(w->buffer, &conf->buffer, &acc);

@@ -32,8 +32,8 @@ _Static_assert(sizeof(struct lsw_qent) == 16, "four queue entries to a cache lin
 struct lsw_fifo {
 	struct lsw_qent *slot;
 	uint32_t mask;        /* capacity - 1 (a power of two) */
-	/* Free-running. The owner moves them with relaxed stores: queue.stats reads the
-	 * count as it stands. */
+	/* Free-running. The owner moves the tail with relaxed stores and publishes the
+	 * head: queue.stats acquires the head, then reads the tail, which is never behind. */
 	uint32_t head, tail;
 	uint64_t bytes;
 };
@@ -102,7 +102,7 @@ lsw_fifo_pop_ent(struct lsw_fifo *f)
 	if (f->head == f->tail)
 		return NULL;
 	struct lsw_qent *e = &f->slot[f->head & f->mask];
-	lsw_store_relaxed(&f->head, f->head + 1);
+	lsw_publish(&f->head, f->head + 1);
 	return e;
 }
 
