@@ -483,8 +483,9 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 		     j++)
 			;
 		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
-		uint16_t admitted = lsw_buffer_admit_run(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
-				     meta + i, len + i, k, drop + i);
+		uint16_t admitted = lsw_buffer_admit_run(w->dp->buffer, conf->n_workers, w->buffer,
+							 &conf->buffer, meta + i, len + i, k,
+							 drop + i);
 		/* Within one worker occupancy only grows here, so the run's end is its peak. */
 		lsw_buffer_watermarks(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
 				      meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);

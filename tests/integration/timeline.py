@@ -73,8 +73,11 @@ def check_files(s_tl, b_tl, s_status, b_status):
     before = [v for t, v in pg if t < first]
     assert before and all(v["headroom"] == 0 for v in before), "headroom used before XOFF"
     peak_shared = max(v["shared"] for t, v in pg)
-    assert max(v["shared"] for v in before) > 0, "PG empty before the first XOFF"
     assert max(v["headroom"] for t, v in pg) > 0, "headroom never used"
+    # Sampled every 100 us, the PG may go from its reserve to the XOFF point between two
+    # samples; but the first sample that holds headroom holds shared bytes too.
+    first_hr = next(v for t, v in pg if v["headroom"] > 0)
+    assert first_hr["shared"] > 0, ("headroom used with the shared part empty", first_hr)
     print("B: PG %d shared peak %d B, headroom peak %d B; %d XOFF, %d XON" % (
         PRIO, peak_shared, max(v["headroom"] for t, v in pg), len(xoff), len(xon)))
 
