@@ -44,15 +44,23 @@ lsw_fifo_count(const struct lsw_fifo *f)
 	return f->tail - f->head;
 }
 
+/* The entry of a packet of @len bytes charged as @meta records. */
+static inline struct lsw_qent
+lsw_qent_of(struct rte_mbuf *m, const struct lsw_pkt_meta *meta, uint32_t len)
+{
+	return (struct lsw_qent){
+		.m = m, .charged = (uint16_t)meta->charged, .len = (uint16_t)len,
+		.in_port = meta->in_port, .pg = meta->pg,
+		.in_part = meta->in_part, .eg_part = meta->eg_part,
+	};
+}
+
 static inline bool
 lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m, const struct lsw_pkt_meta *meta)
 {
 	if (f->tail - f->head > f->mask)
 		return false;
-	f->slot[f->tail & f->mask] = (struct lsw_qent){
-		.m = m, .charged = (uint16_t)meta->charged, .len = (uint16_t)m->pkt_len, .in_port = meta->in_port, .pg = meta->pg,
-		.in_part = meta->in_part, .eg_part = meta->eg_part,
-	};
+	f->slot[f->tail & f->mask] = lsw_qent_of(m, meta, m->pkt_len);
 	lsw_store_relaxed(&f->tail, f->tail + 1);
 	f->bytes += m->pkt_len;
 	return true;
@@ -70,11 +78,7 @@ lsw_fifo_push_run(struct lsw_fifo *f, struct rte_mbuf *const *m,
 	if (t - f->head + k > f->mask + 1)
 		return false;
 	for (uint16_t i = 0; i < k; i++) {
-		f->slot[(t + i) & f->mask] = (struct lsw_qent){
-			.m = m[i], .charged = (uint16_t)meta[i]->charged, .len = (uint16_t)len[i],
-			.in_port = meta[i]->in_port, .pg = meta[i]->pg,
-			.in_part = meta[i]->in_part, .eg_part = meta[i]->eg_part,
-		};
+		f->slot[(t + i) & f->mask] = lsw_qent_of(m[i], meta[i], len[i]);
 		bytes += len[i];
 	}
 	lsw_store_relaxed(&f->tail, t + k);
