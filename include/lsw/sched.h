@@ -19,8 +19,8 @@
  * wait on a load through e->m. 16 bytes: four to a cache line. */
 struct lsw_qent {
 	struct rte_mbuf *m;
-	uint16_t charged;     /* <= 2 * LSW_MAX_FRAME: a frame rounded up to a cell at most as big */
-	uint16_t len;         /* pkt_len: one segment, so < 64 KiB; nothing changes it once queued */
+	uint16_t charged;     /* <= 2 * LSW_MAX_FRAME: a frame rounded up to a cell */
+	uint16_t len;         /* pkt_len: one segment (< 64 KiB), unchanged once queued */
 	uint8_t in_port;
 	uint8_t pg;
 	uint8_t in_part;

@@ -89,9 +89,10 @@ test_fifo_push_run(void **state)
 	for (int i = 0; i < 12; i++) {
 		len[i] = 60 + 100 * (uint32_t)i;
 		m[i].pkt_len = len[i];
-		meta[i] = (struct lsw_pkt_meta){.charged = 64 * ((len[i] + 63) / 64),
-						.in_port = (uint8_t)i, .pg = (uint8_t)(i % 8),
-						.in_part = (uint8_t)(i % 3), .eg_part = (uint8_t)(i % 2)};
+		meta[i] = (struct lsw_pkt_meta){
+			.charged = 64 * ((len[i] + 63) / 64), .in_port = (uint8_t)i,
+			.pg = (uint8_t)(i % 8), .in_part = (uint8_t)(i % 3),
+			.eg_part = (uint8_t)(i % 2)};
 		mp[i] = &meta[i];
 	}
 	struct rte_mbuf *mb[12];
