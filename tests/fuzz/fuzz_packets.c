@@ -6,7 +6,8 @@
  * clock, against a switch built by the unit-test harness from tests/fuzz/packets.json: four
  * net_ring ports, lossless PGs 3-4 with PFC and the watchdog, ECN/WRED profiles, a route per
  * ECMP mode, a blackhole, unresolved next hops, 802.3x on one port, drop and mark
- * snapshots. The watchdog polls on the same clock.
+ * snapshots; IPv6 addresses, routes (ECMP, blackhole, unresolved, a link-local default)
+ * and neighbor discovery. The watchdog polls on the same clock.
  *
  * Ops (the low 3 bits of an op byte; the high 5 bits are its argument a):
  *   0 RAW      port, len (2 bytes LE), then len bytes: one frame as received
@@ -21,12 +22,15 @@
  * After the input, the pending bursts go in, and the clock runs on (1 ms steps) until every
  * queue, ARP hold, pause and PFC frame has drained. Then, for this input:
  *   - every frame fed is counted in (IF_IN_*);
- *   - ledger: frames fed + frames the switch made (ARP_REQUEST_TX, ICMP_ERROR_TX, PFC_TX)
- *     = frames sent + drops (all reasons, all ports) + frames consumed (ARP_REPLY_RX,
- *     PFC_RX, PAUSE_RX): each mbuf was sent, consumed or dropped under exactly one reason;
+ *   - ledger: frames fed + frames the switch made (ARP_REQUEST_TX, ICMP_ERROR_TX, PFC_TX,
+ *     ICMP6_ERROR_TX, NDP_NS_TX, NDP_NA_TX, NDP_NA_UNSOLICITED_TX) = frames sent + drops
+ *     (all reasons, all ports) + frames consumed (ARP_REPLY_RX, PFC_RX, PAUSE_RX,
+ *     NDP_NS_RX, NDP_NA_RX): each mbuf was sent, consumed or dropped under exactly one
+ *     reason;
  *   - frames sent = IF_OUT_*, and every queue's sent packets are among them;
  *   - the queue and pool drop counters agree with the ports' MMU drop reasons;
- *   - every IPv4 header sent carries a correct checksum;
+ *   - every IPv4 header sent carries a correct checksum, and every ICMPv6 message the
+ *     switch built (NS, NA, errors) a correct checksum and length;
  *   - the buffer is empty (every PG, queue and pool back to zero), both mempools are full.
  * ASan and UBSan (the fuzz build) report the rest. A failed check aborts with a message.
  *
@@ -164,8 +168,12 @@ tally(struct tally *t)
 	t->in = port_sum(LSW_PC_IF_IN_UCAST_PKTS) + port_sum(LSW_PC_IF_IN_NON_UCAST_PKTS);
 	t->out = port_sum(LSW_PC_IF_OUT_UCAST_PKTS) + port_sum(LSW_PC_IF_OUT_NON_UCAST_PKTS);
 	t->drops = drop_sum(-1);
-	t->made = event(LSW_EV_ARP_REQUEST_TX) + event(LSW_EV_ICMP_ERROR_TX) + event(LSW_EV_PFC_TX);
-	t->consumed = event(LSW_EV_ARP_REPLY_RX) + event(LSW_EV_PFC_RX) + event(LSW_EV_PAUSE_RX);
+	t->made = event(LSW_EV_ARP_REQUEST_TX) + event(LSW_EV_ICMP_ERROR_TX) + event(LSW_EV_PFC_TX) +
+		  event(LSW_EV_ICMP6_ERROR_TX) + event(LSW_EV_NDP_NS_TX) + event(LSW_EV_NDP_NA_TX) +
+		  event(LSW_EV_NDP_NA_UNSOLICITED_TX);
+	/* A solicitation is answered with a new frame: the NS itself is consumed. */
+	t->consumed = event(LSW_EV_ARP_REPLY_RX) + event(LSW_EV_PFC_RX) + event(LSW_EV_PAUSE_RX) +
+		      event(LSW_EV_NDP_NS_RX) + event(LSW_EV_NDP_NA_RX);
 	for (uint16_t p = 0; p < n_ports; p++)
 		for (int q = 0; q < LSW_NUM_QUEUES; q++) {
 			t->q_tx += m->ctr.q_tx_pkts[p][q];
@@ -193,6 +201,27 @@ ipv4_ok(struct rte_mbuf *m)
 	return hl < 20 || m->data_len < 14 + hl || rte_raw_cksum(ip, hl) == 0xffff;
 }
 
+/* A frame the switch built (from its own pool: NS, NA, ICMPv6 errors) carries a correct
+ * ICMPv6 checksum. Forwarded frames are not checked: the switch does not verify theirs. */
+static bool
+icmp6_ok(struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t off = 14;
+
+	if (m->pool == rx_pool || m->data_len < 18)
+		return true;
+	if (d[12] == 0x81 && d[13] == 0x00)
+		off = 18;
+	if (d[off - 2] != 0x86 || d[off - 1] != 0xdd || m->data_len < off + 40)
+		return true;
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(d + off);
+	uint32_t plen = rte_be_to_cpu_16(ip->payload_len);
+	if (ip->proto != IPPROTO_ICMPV6)
+		return true;
+	return m->data_len >= off + 40 + plen && lsw_icmp6_sum(ip, ip + 1, plen) == 0xffff;
+}
+
 /* Take what the ports sent. */
 static void
 collect(void)
@@ -205,6 +234,9 @@ collect(void)
 			for (unsigned int i = 0; i < n; i++) {
 				if (!ipv4_ok(pkts[i]))
 					bug("port %u sent an IPv4 header with a wrong checksum", p);
+				if (!icmp6_ok(pkts[i]))
+					bug("port %u sent an ICMPv6 message with a wrong checksum or "
+					    "length", p);
 				rte_pktmbuf_free(pkts[i]);
 			}
 			sent += n;
@@ -229,8 +261,15 @@ flush(uint16_t p)
 static void
 loop_once(void)
 {
+	static const struct lsw_snapshot *seen;
+
 	for (uint16_t p = 0; p < n_ports; p++)
 		flush(p);
+	/* As the worker does on a new snapshot: announce its IPv6 addresses. */
+	if (conf() != seen) {
+		seen = conf();
+		lsw_ndp_announce(&ts->w, seen);
+	}
 	lsw_worker_egress(&ts->w, conf(), now);
 	collect();
 	lsw_pfcwd_poll(sw, now);
@@ -264,12 +303,107 @@ static const char *const dsts[] = {
 	"127.0.0.1", "224.0.0.5",
 };
 static const char *const srcs[] = {"10.0.0.1", "10.0.1.1", "0.0.0.0", "240.0.0.1"};
+/* IPv6 (packets.json): an ECMP route, a route and its next hop, a blackhole, an unresolved
+ * next hop, the default route (a link-local next hop), the switch's global and link-local
+ * addresses, on-link hosts resolved or not, multicast, loopback, a miss-free table (::/0).
+ * Also the targets of neighbor solicitations and advertisements. */
+static const char *const dsts6[] = {
+	"2001:db8:100::9", "2001:db8:200::9", "2001:db8:300::1", "2001:db8:400::9", "3fff::9",
+	"2001:db8::1", "fe80::ff:fe00:1", "2001:db8:12::1", "2001:db8::99", "2001:db8:12::77",
+	"2001:db8:4::1", "2001:db8:4::", "ff02::1", "ff02::1:ff00:1", "::1", "::",
+};
+static const char *const srcs6[] = {"2001:db8::2", "2001:db8:12::77", "::", "fe80::2"};
+static const uint8_t icmp6_types[8] = {128, 129, 1, 2, 3, 4, 133, 137};
+
+/* Rewrite the ICMPv6 checksum of an IPv6 frame whose header starts at @l3. */
+static void
+icmp6_fix(uint8_t *l3)
+{
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+	uint8_t *icmp = l3 + sizeof(*ip);
+	uint16_t s;
+
+	icmp[2] = icmp[3] = 0;
+	s = (uint16_t)~lsw_icmp6_sum(ip, icmp, rte_be_to_cpu_16(ip->payload_len));
+	memcpy(icmp + 2, &s, 2);
+}
+
+/*
+ * A neighbor solicitation (@na false) or advertisement for dsts6[b7 & 15]. NS: from
+ * srcs6[b2 >> 4 & 3], to the target's solicited-node group, or (b3 & 2) to the target
+ * itself. NA: from the target, to the switch's address, with b8 its flags. b3 & 1: a
+ * link-layer address option (source for NS, target for NA); b3 & 4: a hop limit of b4
+ * rather than 255. An option's length byte is b9 % 3 (0 is malformed) when b3 & 8.
+ */
+static uint16_t
+nd_frame(uint8_t *buf, const uint8_t *b, struct t_flow *f, bool na)
+{
+	const char *target = dsts6[b[7] & 0xf];
+	bool opt = b[3] & 1;
+	uint8_t tgt[16];
+
+	t_ip6(target, tgt);
+	f->src = na ? target : srcs6[(b[2] >> 4) & 3];
+	f->dst = na ? "2001:db8::1" : target;
+	f->proto = IPPROTO_ICMPV6;
+	f->icmp_type = na ? 136 : 135;
+	f->ttl = b[3] & 4 ? b[4] : 255;
+	f->payload = (uint16_t)(16 + (opt ? 8 : 0));
+	uint16_t len = t_build_ipv6(buf, f);
+	uint8_t *l3 = buf + (len - 40 - 8 - f->payload), *icmp = l3 + 40;
+	if (!na && !(b[3] & 2)) { /* to the solicited-node group, as a resolver sends it */
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
+		lsw_ip6_solicited(ip->dst_addr, tgt);
+		if (f->dmac == NULL) {
+			static const uint8_t mc[6] = {0x33, 0x33, 0xff};
+			memcpy(buf, mc, 3);
+			memcpy(buf + 3, tgt + 13, 3);
+		}
+	}
+	memset(icmp + 4, 0, 4 + 16 + (opt ? 8 : 0));
+	if (na)
+		icmp[4] = b[8];
+	memcpy(icmp + 8, tgt, 16);
+	if (opt) {
+		icmp[24] = na ? 2 : 1;
+		icmp[25] = b[3] & 8 ? b[9] % 3 : 1;
+		t_mac("02:00:00:00:01:01", (struct rte_ether_addr *)(icmp + 26));
+	}
+	icmp6_fix(l3);
+	return len;
+}
+
+/* An IPv6 packet to dsts6[b2 & 15] from srcs6[b2 >> 4 & 3]: b7 & 3 picks UDP, TCP, RoCEv2
+ * or a CNP; b3 the traffic class, b4 the hop limit, b9-b11 the flow label. */
+static uint16_t
+ipv6_frame(uint8_t *buf, const uint8_t *b, struct t_flow *f)
+{
+	uint8_t l4 = b[7] & 3;
+
+	f->dst = dsts6[b[2] & 0xf];
+	f->src = srcs6[(b[2] >> 4) & 3];
+	f->proto = l4 == 1 ? IPPROTO_TCP : IPPROTO_UDP;
+	f->flow_label = (uint32_t)(b[9] | b[10] << 8 | (b[11] & 0xf) << 16);
+	if (l4 >= 2) {
+		f->dport = 4791;
+		f->payload = RTE_MAX(f->payload, (uint16_t)16);
+	}
+	uint16_t len = t_build_ipv6(buf, f);
+	if (l4 >= 2) { /* the BTH: an RDMA write, or a CNP; the QP from b8 */
+		uint8_t *bth = buf + (len - f->payload);
+		bth[0] = l4 == 3 ? 0x81 : 0x0a;
+		bth[5] = 0, bth[6] = 0, bth[7] = b[8];
+	}
+	return len;
+}
 
 /*
  * A frame from 12 bytes b[0..11]: b0 kind (low 4 bits) and flags (high: VLAN tag, a tag
  * with a VID, multicast source MAC, a foreign destination MAC); b1 the port; b2 the
  * destination (low 4 bits) and source (high); b3 DSCP and ECN; b4 TTL; b5-b6 the length;
  * b7 a BTH opcode or the PFC class-enable vector; b8-b11 ports, QP or pause times.
+ * Kinds 8-11 are IPv6 (ipv6_frame, nd_frame); 12 an IPv6 frame cut short; 13-15 an IPv4
+ * one cut short.
  */
 static void
 frame_from(const uint8_t *b)
@@ -328,12 +462,28 @@ frame_from(const uint8_t *b)
 		len = LSW_PFC_FRAME_LEN;
 		break;
 	}
-	case 8: /* IPv6 */
-		memset(buf, 0, 14 + 40 + 8);
-		memcpy(buf, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x01\x01\x86\xdd", 14);
-		buf[14] = 0x60 | (b[3] >> 4);
-		buf[18] = 0, buf[19] = 8, buf[20] = 17, buf[21] = b[4];
-		len = 14 + 40 + 8;
+	case 8: /* IPv6: UDP, TCP, RoCEv2, CNP */
+		f.payload = size > hdr + 20 ? (uint16_t)(size - hdr - 20) : 0;
+		len = ipv6_frame(buf, b, &f);
+		break;
+	case 9: { /* ICMPv6: echo, errors, router solicitation, redirect */
+		f.dst = dsts6[b[2] & 0xf];
+		f.src = srcs6[(b[2] >> 4) & 3];
+		f.proto = IPPROTO_ICMPV6;
+		f.icmp_type = icmp6_types[b[7] & 7];
+		f.payload = size > hdr + 20 ? (uint16_t)(size - hdr - 20) : 0;
+		len = t_build_ipv6(buf, &f);
+		if (b[7] & 8) /* a bad checksum */
+			buf[len - 1] ^= 0x5a;
+		break;
+	}
+	case 10: /* neighbor solicitation */
+	case 11: /* neighbor advertisement */
+		len = nd_frame(buf, b, &f, kind == 11);
+		break;
+	case 12: /* an IPv6 frame cut short anywhere */
+		len = ipv6_frame(buf, b, &f);
+		len = (uint16_t)(b[8] % (len + 1));
 		break;
 	default: /* a UDP frame cut short anywhere */
 		len = t_build_ipv4(buf, &f);
@@ -379,6 +529,8 @@ not_drained(void)
 
 	if (ts->w.n_held)
 		return "packets held for ARP";
+	if (ts->w.n_held6)
+		return "packets held for NDP";
 	for (uint16_t p = 0; p < n_ports; p++) {
 		const struct lsw_sched *s = sw->dp.sched[p];
 		const char *w = t_tx_count(ts, p) ? "frames to send" : s->n_pend ? "frames refused" :

@@ -72,7 +72,7 @@ def main(out):
         "arp-garp": Ether(dst="ff:ff:ff:ff:ff:ff", src=HOST) /
         ARP(op=1, hwsrc=HOST, psrc="10.0.0.1", pdst="10.0.0.1"),
         "ipv6": e / IPv6(src="2001:db8::2", dst="2001:db8::1") / UDP(),
-        # IPv6 (tests/fuzz/switch.json routes it): forwarded by ECMP and by the default
+        # IPv6 (tests/fuzz/packets.json routes it): forwarded by ECMP and by the default
         # route's link-local next hop, RoCEv2, hop limit, too big, martians, NDP, ping.
         "ipv6-ecmp": e / IPv6(src="2001:db8::2", dst="2001:db8:100::9", fl=7) /
         UDP(sport=49152, dport=4791) / BTH(opcode=0x0A, dqpn=0x100) / Raw(b"r" * 64),
@@ -116,9 +116,21 @@ def main(out):
     for name, f in kinds.items():
         port = 3 if name == "pause" else 0
         seeds["raw-" + name] = raw(port, f) + op(OP_LOOP) + clock(1000, 10) + op(OP_LOOP)
-    for kind in range(10):
+    for kind in range(16):
         seeds["frame-%d" % kind] = b"".join(
             fr(kind, dst=d, b7=0x0a if kind == 1 else 0x18) for d in range(16)) + op(OP_LOOP)
+    # IPv6 through the FRAME op: every L4 kind to every destination; every ICMPv6 type;
+    # solicitations for every target (to the group and unicast, with and without the
+    # source address option) and advertisements (solicited, override); an unresolved next
+    # hop that a later advertisement resolves.
+    seeds["frame-ipv6"] = b"".join(fr(8, dst=d, b7=k, rest=bytes([k, 1, 2, 3]))
+                                   for d in range(16) for k in range(4)) + op(OP_LOOP)
+    seeds["frame-icmp6"] = b"".join(fr(9, dst=d, b7=t) for d in (5, 6, 7, 4)
+                                    for t in range(16)) + op(OP_LOOP)
+    seeds["frame-nd"] = b"".join(fr(10, b7=t, tos=o) + fr(11, b7=t, tos=o, rest=b"\x60\0\0\0")
+                                 for t in range(16) for o in (0, 1, 2, 3)) + op(OP_LOOP)
+    seeds["frame-nd-resolve"] = fr(8, dst=3) + op(OP_LOOP) + clock(100, 10) + \
+        fr(11, port=3, b7=9, tos=1, rest=b"\x60\0\0\0") + op(OP_LOOP) + clock(1000, 10) + op(OP_LOOP)
     # A lossless burst into a slow port (Ethernet8, 1 Gb/s): PG 3 pauses its sender.
     burst = b"".join(raw(i % 2, roce("10.3.0.9", size=4096, sport=49152 + i))
                      for i in range(64))
