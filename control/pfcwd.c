@@ -117,7 +117,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	sw->wd_last_poll_ns = now_ns;
 	bool active = false;
 	for (uint16_t p = 0; p < c->n_ports; p++)
-		active |= c->qos.port[p].pfcwd_enable != 0 || sw->wd_drop[p] || sw->wd_ignore_pause[p];
+		active |= c->qos.port[p].pfcwd_enable != 0 || sw->wd_drop[p] ||
+			  sw->wd_ignore_pause[p];
 	if (!active)
 		return;
 
@@ -131,7 +132,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 	for (uint16_t p = 0; p < c->n_ports; p++) {
 		const struct lsw_port_qos_conf *pq = &c->qos.port[p];
 		const struct lsw_pfcwd_port_conf *wp = &wd->port[p];
-		const uint8_t *pfc_q = c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]].v;
+		const uint8_t *pfc_q =
+			c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]].v;
 		uint8_t watched_q = 0;
 		for (uint8_t prio = 0; prio < 8; prio++)
 			if (pq->pfcwd_enable >> prio & 1)
@@ -142,8 +144,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 				continue;
 			if (sw->wdq[p][q].state == LSW_WD_STORMED) {
 				force_restore(sw, p, q, ended, &n_ended);
-				LSW_LOG(WARNING, "PFC watchdog: %s queue %u no longer watched: restored",
-					c->port[p].name, q);
+				LSW_LOG(WARNING, "PFC watchdog: %s queue %u no longer watched: "
+					"restored", c->port[p].name, q);
 			}
 			sw->wdq[p][q].primed = false;
 		}
@@ -158,7 +160,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 				if (wq->state == LSW_WD_STORMED && st->action == LSW_WD_DROP)
 					continue;
 				if (wq->state == LSW_WD_STORMED) {
-					apply(sw, p, q, st->action, false); /* same storm, now drop */
+					/* the same storm, now dropped */
+					apply(sw, p, q, st->action, false);
 					st->action = LSW_WD_DROP;
 					apply(sw, p, q, LSW_WD_DROP, true);
 				} else {
@@ -167,14 +170,14 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 					storm_begin(sw, v, p, q, prio, LSW_WD_DROP);
 				}
 				n_changes++;
-				LSW_LOG(WARNING, "PFC watchdog: BIG_RED_SWITCH: %s queue %u dropped",
-					c->port[p].name, q);
+				LSW_LOG(WARNING, "PFC watchdog: BIG_RED_SWITCH: %s queue %u "
+					"dropped", c->port[p].name, q);
 				continue;
 			}
 			if (sw->wd_brs_active && wq->state == LSW_WD_STORMED) {
 				force_restore(sw, p, q, ended, &n_ended);
-				LSW_LOG(WARNING, "PFC watchdog: BIG_RED_SWITCH off: %s queue %u restored",
-					c->port[p].name, q);
+				LSW_LOG(WARNING, "PFC watchdog: BIG_RED_SWITCH off: %s queue %u "
+					"restored", c->port[p].name, q);
 				continue;
 			}
 			struct lsw_wd_sample s = {

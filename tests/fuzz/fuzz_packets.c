@@ -109,7 +109,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		snprintf(name, sizeof(name), "ETH_RXTX0_net_ring%u", p);
 		txr[p] = rte_ring_lookup(name);
 		if (txr[p] == NULL)
-			bug("no ring %s: the config's ports must be net_ring0..%u", name, n_ports - 1);
+			bug("no ring %s: the config's ports must be net_ring0..%u", name,
+			    n_ports - 1);
 	}
 	rx_pool = rte_pktmbuf_pool_create("fuzz_rx", 2048, 0, 0, 10240, SOCKET_ID_ANY);
 	if (rx_pool == NULL)
@@ -168,9 +169,9 @@ tally(struct tally *t)
 	t->in = port_sum(LSW_PC_IF_IN_UCAST_PKTS) + port_sum(LSW_PC_IF_IN_NON_UCAST_PKTS);
 	t->out = port_sum(LSW_PC_IF_OUT_UCAST_PKTS) + port_sum(LSW_PC_IF_OUT_NON_UCAST_PKTS);
 	t->drops = drop_sum(-1);
-	t->made = event(LSW_EV_ARP_REQUEST_TX) + event(LSW_EV_ICMP_ERROR_TX) + event(LSW_EV_PFC_TX) +
-		  event(LSW_EV_ICMP6_ERROR_TX) + event(LSW_EV_NDP_NS_TX) + event(LSW_EV_NDP_NA_TX) +
-		  event(LSW_EV_NDP_NA_UNSOLICITED_TX);
+	t->made = event(LSW_EV_ARP_REQUEST_TX) + event(LSW_EV_ICMP_ERROR_TX) +
+		  event(LSW_EV_PFC_TX) + event(LSW_EV_ICMP6_ERROR_TX) + event(LSW_EV_NDP_NS_TX) +
+		  event(LSW_EV_NDP_NA_TX) + event(LSW_EV_NDP_NA_UNSOLICITED_TX);
 	/* A solicitation is answered with a new frame: the NS itself is consumed. */
 	t->consumed = event(LSW_EV_ARP_REPLY_RX) + event(LSW_EV_PFC_RX) + event(LSW_EV_PAUSE_RX) +
 		      event(LSW_EV_NDP_NS_RX) + event(LSW_EV_NDP_NA_RX);
@@ -226,20 +227,17 @@ icmp6_ok(struct rte_mbuf *m)
 static void
 collect(void)
 {
-	struct rte_mbuf *pkts[64];
-	unsigned int n;
+	struct rte_mbuf *m;
 
 	for (uint16_t p = 0; p < n_ports; p++)
-		while ((n = rte_ring_dequeue_burst(txr[p], (void **)pkts, RTE_DIM(pkts), NULL)) > 0) {
-			for (unsigned int i = 0; i < n; i++) {
-				if (!ipv4_ok(pkts[i]))
-					bug("port %u sent an IPv4 header with a wrong checksum", p);
-				if (!icmp6_ok(pkts[i]))
-					bug("port %u sent an ICMPv6 message with a wrong checksum or "
-					    "length", p);
-				rte_pktmbuf_free(pkts[i]);
-			}
-			sent += n;
+		while (rte_ring_dequeue(txr[p], (void **)&m) == 0) {
+			if (!ipv4_ok(m))
+				bug("port %u sent an IPv4 header with a wrong checksum", p);
+			if (!icmp6_ok(m))
+				bug("port %u sent an ICMPv6 message with a wrong checksum "
+				    "or length", p);
+			rte_pktmbuf_free(m);
+			sent++;
 		}
 }
 
@@ -533,11 +531,15 @@ not_drained(void)
 		return "packets held for NDP";
 	for (uint16_t p = 0; p < n_ports; p++) {
 		const struct lsw_sched *s = sw->dp.sched[p];
-		const char *w = t_tx_count(ts, p) ? "frames to send" : s->n_pend ? "frames refused" :
-				s->pfc.xoff_pg ? "pausing the peer" : s->pfc.tx_xoff ? "XOFF to send" :
-				s->pfc.tx_xon ? "XON to send" : s->pfc.rx_paused ? "paused by the peer" :
+		const char *w = t_tx_count(ts, p) ? "frames to send" :
+				s->n_pend ? "frames refused" :
+				s->pfc.xoff_pg ? "pausing the peer" :
+				s->pfc.tx_xoff ? "XOFF to send" :
+				s->pfc.tx_xon ? "XON to send" :
+				s->pfc.rx_paused ? "paused by the peer" :
 				s->pfc.port_paused ? "paused (802.3x)" :
-				c->port[p].wd_drop || c->port[p].wd_ignore_pause ? "a storm in force" : NULL;
+				c->port[p].wd_drop || c->port[p].wd_ignore_pause ?
+				"a storm in force" : NULL;
 		if (w != NULL) {
 			snprintf(why, sizeof(why), "port %u: %s", p, w);
 			return why;
@@ -561,7 +563,8 @@ check_empty(void)
 		for (int pg = 0; pg < LSW_NUM_PG; pg++)
 			for (int part = 0; part < LSW_PARTS; part++)
 				if (m->use.pg_occ[p][pg][part] != 0)
-					bug("port %u PG %d part %d holds %" PRId64 " bytes after the drain",
+					bug("port %u PG %d part %d holds %" PRId64
+					    " bytes after the drain",
 					    p, pg, part, m->use.pg_occ[p][pg][part]);
 		for (int q = 0; q < LSW_NUM_QUEUES; q++)
 			if (m->use.q_occ[p][q][0] || m->use.q_occ[p][q][1] ||
@@ -572,7 +575,8 @@ check_empty(void)
 		if (m->use.pool_used[i] || m->use.pool_shared[i] || m->use.pool_hdrm[i])
 			bug("pool %d holds bytes after the drain", i);
 	if (rte_mempool_avail_count(rx_pool) != rx_pool->size)
-		bug("%u received mbufs are missing", rx_pool->size - rte_mempool_avail_count(rx_pool));
+		bug("%u received mbufs are missing",
+		    rx_pool->size - rte_mempool_avail_count(rx_pool));
 	if (rte_mempool_avail_count(t_pool()) != t_pool()->size)
 		bug("%u switch mbufs are missing",
 		    t_pool()->size - rte_mempool_avail_count(t_pool()));
@@ -666,7 +670,8 @@ done:
 			fprintf(stderr, "event %s %" PRIu64 "\n", lsw_event_name(e), event(e));
 		for (int d = 1; d < LSW_DROP_MAX; d++)
 			if (drop_sum(d))
-				fprintf(stderr, "drop %s %" PRIu64 "\n", lsw_drop_name(d), drop_sum(d));
+				fprintf(stderr, "drop %s %" PRIu64 "\n", lsw_drop_name(d),
+					drop_sum(d));
 	}
 	if (fed + made != sent + drops + consumed)
 		bug("ledger: fed %" PRIu64 " + made %" PRIu64 " != sent %" PRIu64 " + dropped %"
@@ -675,7 +680,8 @@ done:
 		bug("queues sent %" PRIu64 " packets, the ports %" PRIu64, b.q_tx - a.q_tx, sent);
 	for (int r = 0; r < LSW_QDROP_MAX; r++)
 		if (b.qdrop[r] - a.qdrop[r] != b.mmu_drop[r] - a.mmu_drop[r])
-			bug("queue drops of kind %d: %" PRIu64 " in the queues, %" PRIu64 " at the ports",
+			bug("queue drops of kind %d: %" PRIu64 " in the queues, %" PRIu64
+			    " at the ports",
 			    r, b.qdrop[r] - a.qdrop[r], b.mmu_drop[r] - a.mmu_drop[r]);
 	if (b.pg_drops - a.pg_drops !=
 	    (b.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD] - a.qdrop[LSW_QDROP_INGRESS_PG_THRESHOLD]) +

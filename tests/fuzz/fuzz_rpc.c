@@ -568,8 +568,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (count != heap_count || bytes != heap_bytes) {
 		fprintf(stderr, "fuzz_rpc: DPDK's heap holds %" PRIu64 " blocks, %" PRIu64 " bytes "
-			"after the starting config came back, not %" PRIu64 ", %" PRIu64 "\n", count,
-			bytes, heap_count, heap_bytes);
+			"after the starting config came back, not %" PRIu64 ", %" PRIu64 "\n",
+			count, bytes, heap_count, heap_bytes);
 		abort();
 	}
 	return rc;
