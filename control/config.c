@@ -411,9 +411,9 @@ check_resources(struct lsw_config *c, struct lsw_errs *errs)
 	uint64_t need = (uint64_t)lsw_config_mbuf_reserve(c) + LSW_MIN_BUFFER_MBUFS;
 
 	if (c->g.mbufs < need)
-		lsw_errs_add(errs, "$.LSW.global.mbufs", "%u mbufs are too few for %u ports with "
-			     "%u rx and %u tx descriptors and a buffer of %u packets: at least %llu",
-			     c->g.mbufs, c->n_ports, c->g.rx_desc, c->g.tx_desc,
+		lsw_errs_add(errs, "$.LSW.global.mbufs", "%u mbufs are too few for %u ports "
+			     "with %u rx and %u tx descriptors and a buffer of %u packets: "
+			     "at least %llu", c->g.mbufs, c->n_ports, c->g.rx_desc, c->g.tx_desc,
 			     LSW_MIN_BUFFER_MBUFS, (unsigned long long)need);
 	for (unsigned int i = 0; i < c->n_ports; i++) {
 		struct lsw_port_conf *pc = &c->port[i];

@@ -435,7 +435,8 @@ lsw_fib6ctl_update_end(struct lsw_fib6ctl *fc, const struct lsw_config *n)
 	/* No worker reads the old table now: it may be rewritten. */
 	for (uint32_t i = 0; i < fc->n_pending; i++)
 		if (apply_op(fc->fib->tbl[a], &fc->pending[i], false) != 0)
-			LSW_LOG(ERR, "FIB6: the standby table refused a change the active one took");
+			LSW_LOG(ERR,
+				"FIB6: the standby table refused a change the active one took");
 	fc->n_pending = 0;
 	if (fc->collect_cfg != NULL)
 		collect(fc, n);

@@ -449,7 +449,8 @@ remove_old(struct lsw_fibctl *fc, const struct lsw_config *o, const struct lsw_c
 			const struct lsw_addr *a = &o->port[p].addr[i];
 			if (conf_has_addr(n, p, a))
 				continue;
-			/* One that stays (on this port or another) is overwritten in place below. */
+			/* One that stays (on this port or another) is overwritten in place
+			 * below. */
 			if (!conf_has_prefix(n, a->ip, 32))
 				route_del(fc, a->ip, 32, LSW_RT_LOCAL);
 			if (!conf_has_prefix(n, a->ip & lsw_prefix_mask(a->plen), a->plen))

@@ -117,8 +117,8 @@ lsw_jv_object(json_t *v, const char *path, const char *const *allowed, struct ls
 		if (*a == NULL) {
 			char p[LSW_PATH_LEN], known[160] = "";
 			for (a = allowed; *a != NULL; a++)
-				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-					 a == allowed ? "" : ", ", *a);
+				snprintf(known + strlen(known), sizeof(known) - strlen(known),
+					 "%s%s", a == allowed ? "" : ", ", *a);
 			lsw_path_key(p, path, k);
 			lsw_errs_add(errs, p, "unknown %s (known: %s)",
 				     strcmp(path, "$") == 0 ? "table" : "field", known);
@@ -179,7 +179,8 @@ lsw_jv_str(json_t *v, const char *path, size_t maxlen, const char **out, struct 
 		lsw_errs_add(errs, path, "expected a string, got %s", type_name(v));
 		return false;
 	}
-	if (json_string_length(v) > maxlen || strlen(json_string_value(v)) != json_string_length(v)) {
+	if (json_string_length(v) > maxlen ||
+	    strlen(json_string_value(v)) != json_string_length(v)) {
 		lsw_errs_add(errs, path, "string longer than %zu bytes or with NUL", maxlen);
 		return false;
 	}

@@ -84,7 +84,8 @@ profile_users(const struct lsw_config *c, uint16_t idx)
 
 	for (uint16_t p = 0; p < c->n_ports; p++)
 		for (int pg = 0; pg < 2; pg++) {
-			const uint16_t *b = pg ? c->qos.port[p].pg_profile : c->qos.port[p].q_profile;
+			const uint16_t *b = pg ? c->qos.port[p].pg_profile :
+					    c->qos.port[p].q_profile;
 			for (int i = 0; i < 8; i++) {
 				if (b[i] != idx)
 					continue;
@@ -92,11 +93,11 @@ profile_users(const struct lsw_config *c, uint16_t idx)
 				while (j + 1 < 8 && b[j + 1] == idx)
 					j++;
 				if (j > i)
-					snprintf(key, sizeof(key), "%s %s|%d-%d", pg ? "PG" : "QUEUE",
-						 c->port[p].name, i, j);
+					snprintf(key, sizeof(key), "%s %s|%d-%d",
+						 pg ? "PG" : "QUEUE", c->port[p].name, i, j);
 				else
-					snprintf(key, sizeof(key), "%s %s|%d", pg ? "PG" : "QUEUE",
-						 c->port[p].name, i);
+					snprintf(key, sizeof(key), "%s %s|%d",
+						 pg ? "PG" : "QUEUE", c->port[p].name, i);
 				json_array_append_new(a, json_string(key));
 				i = j;
 			}
@@ -231,7 +232,8 @@ per_port(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e, bool 
 		for (int i = 0; i < 8; i++) {
 			char k[4];
 			snprintf(k, sizeof(k), "%d", i);
-			json_object_set_new(o, k, pg ? pg_json(sw, v, p, i) : queue_json(sw, v, p, i));
+			json_object_set_new(o, k, pg ? pg_json(sw, v, p, i) :
+					    queue_json(sw, v, p, i));
 		}
 		json_object_set_new(ports, sw->cfg->port[p].name, o);
 	}

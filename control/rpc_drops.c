@@ -62,7 +62,8 @@ snap_json(const struct lsw_switch *sw, const struct lsw_dropsnap *s, uint64_t se
 	}
 	data[2 * s->caplen] = '\0';
 	json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:s?, s:s?, s:i, s:i, s:s}",
-		"seq", (json_int_t)seq, "time_ns", (json_int_t)lsw_clock_wall_ns(&sw->clock, s->tsc),
+		"seq", (json_int_t)seq,
+		"time_ns", (json_int_t)lsw_clock_wall_ns(&sw->clock, s->tsc),
 		"kind", lsw_dropsnap_kind_names[s->kind],
 		"port", port_name(sw, s->port), "in_port", rx,
 		"out_port", s->out_port == LSW_DROPSNAP_NONE ? NULL : port_name(sw, s->out_port),

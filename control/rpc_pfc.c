@@ -123,7 +123,8 @@ pfcwd_stats(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 				uint64_t run = stormed ? cur[i] - st->base[i] : 0;
 				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s",
 					 lsw_wd_ctr_names[i]);
-				json_object_set_new(o, k, json_integer((json_int_t)(st->total[i] + run)));
+				json_object_set_new(o, k,
+						    json_integer((json_int_t)(st->total[i] + run)));
 				snprintf(k, sizeof(k), "PFC_WD_QUEUE_STATS_%s_LAST",
 					 lsw_wd_ctr_names[i]);
 				json_object_set_new(o, k, json_integer((json_int_t)(stormed ? run :

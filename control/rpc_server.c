@@ -385,7 +385,8 @@ lsw_rpc_server_poll(struct lsw_rpc_server *s, int timeout_ms, uint64_t now_ns)
 		c->partial_since_ns = 0;
 		c->closing = true;
 		conn_send(s, c, lsw_rpc_error_response(NULL, LSW_RPC_ERR_TIMEOUT,
-						       "request incomplete after the timeout", NULL));
+						       "request incomplete after the timeout",
+						       NULL));
 		conn_flush(s, c);
 	}
 	if (s->lock != NULL)

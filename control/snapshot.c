@@ -60,11 +60,12 @@ build_buffer(const struct lsw_config *c, struct lsw_buffer_dp *m)
 		}
 		for (int k = 0; k < LSW_MAX_POOLS; k++)
 			taken_port[k] += rsrv_max[k] + hdrm_max[k];
-		memcpy(m->dscp_tc[p], q->map[LSW_MAP_DSCP_TO_TC][pq->map[LSW_MAP_DSCP_TO_TC]].v, 64);
+		memcpy(m->dscp_tc[p], q->map[LSW_MAP_DSCP_TO_TC][pq->map[LSW_MAP_DSCP_TO_TC]].v,
+		       64);
 		m->use_dot1p[p] = pq->map[LSW_MAP_DOT1P_TO_TC] != LSW_NONE;
 		if (m->use_dot1p[p])
-			memcpy(m->dot1p_tc[p], q->map[LSW_MAP_DOT1P_TO_TC][pq->map[LSW_MAP_DOT1P_TO_TC]].v,
-			       8);
+			memcpy(m->dot1p_tc[p],
+			       q->map[LSW_MAP_DOT1P_TO_TC][pq->map[LSW_MAP_DOT1P_TO_TC]].v, 8);
 		memcpy(m->tc_pg[p], q->map[LSW_MAP_TC_TO_PG][pq->map[LSW_MAP_TC_TO_PG]].v, 8);
 		memcpy(m->tc_q[p], q->map[LSW_MAP_TC_TO_QUEUE][pq->map[LSW_MAP_TC_TO_QUEUE]].v, 8);
 	}
@@ -179,8 +180,10 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		p->wd_ignore_pause = sw->wd_ignore_pause[i];
 		for (int prio = 0; prio < 8; prio++) {
 			p->pfc_to_q[prio] =
-				c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]].v[prio];
-			uint8_t pg = c->qos.map[LSW_MAP_PFC_TO_PG][pq->map[LSW_MAP_PFC_TO_PG]].v[prio];
+				c->qos.map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]]
+					.v[prio];
+			uint8_t pg =
+				c->qos.map[LSW_MAP_PFC_TO_PG][pq->map[LSW_MAP_PFC_TO_PG]].v[prio];
 			/* A priority whose queue the watchdog stormed (drop, forward) is lossy
 			 * until restored: it neither honours nor generates PFC. */
 			if ((pq->pfc_enable >> prio & 1) &&

@@ -66,7 +66,8 @@ lsw_clock_anchor(struct lsw_clock *c, uint64_t hz)
 		raw_pair(&t, &r);
 		hz = c->hz;
 		if (r - c->base_raw >= 1000000000u)
-			hz = (uint64_t)((__int128)(t - c->base_tsc) * 1000000000 / (r - c->base_raw));
+			hz = (uint64_t)((__int128)(t - c->base_tsc) * 1000000000 /
+					(r - c->base_raw));
 	}
 
 	/* The TSC read between two reads of the wall clock: the pair is as close as the

@@ -81,7 +81,8 @@ header(const struct lsw_switch *sw)
 						   "fields", f));
 	}
 	json_t *h = json_pack("{s:s, s:i, s:i, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:s}",
-		"format", "lsw timeline", "version", 1, "record_size", (int)sizeof(struct lsw_tl_rec),
+		"format", "lsw timeline", "version", 1,
+		"record_size", (int)sizeof(struct lsw_tl_rec),
 		"start_ns", (json_int_t)t->start_wall_ns,
 		"interval_ns", (json_int_t)t->interval_us * 1000,
 		"ports", all, "speed_mbps", speed,
@@ -163,7 +164,8 @@ drain(struct lsw_switch *sw)
 		uint64_t lost = lsw_stats_event(sw, w, LSW_EV_TIMELINE_LOST);
 		if (lost != sw->tl.lost_seen[w]) {
 			struct lsw_tl_rec l = {
-				.t = lsw_clock_wall_ns(&sw->clock, rte_rdtsc()), .kind = LSW_TL_LOST,
+				.t = lsw_clock_wall_ns(&sw->clock, rte_rdtsc()),
+				.kind = LSW_TL_LOST,
 				.port = LSW_TL_NONE, .idx = (uint8_t)w,
 				.v[0] = lost - sw->tl.lost_seen[w],
 			};

@@ -147,7 +147,8 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_snapshot *conf, uint32_t gid,
 	const struct lsw_ecmp_grp_dp *eg = lsw_ecmp_grp(&conf->ecmp, false, gid);
 	if (unlikely(eg == NULL))
 		return lsw_ecmp_hash_live(lsw_hash_mix(crc, conf->ecmp_seed), g->n,
-					  conf->ecmp_down ? lsw_ecmp_live(w->dp, false, conf, g) : 0);
+					  conf->ecmp_down ?
+					  lsw_ecmp_live(w->dp, false, conf, g) : 0);
 	uint8_t i;
 
 	/* The flow label is IPv6's: with or without it, the 5-tuple. */
@@ -220,7 +221,8 @@ ipv4_route(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_po
 			/* The flow's CRC only for a group: a next hop needs none. It waits for
 			 * nothing the lookup gives, so a predicted branch runs it alongside. */
 			uint32_t crc = lsw_flow_crc(ip, pi);
-			nh = &fib->nh[g->member[ecmp_pick(w, conf, v, g, m, ip, pi, in_port, crc, now)]];
+			nh = &fib->nh[g->member[ecmp_pick(w, conf, v, g, m, ip, pi, in_port, crc,
+							  now)]];
 			break;
 		}
 		case LSW_NHG_LOCAL:

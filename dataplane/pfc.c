@@ -82,7 +82,8 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t po
 			continue;
 		pc->rx_pkts[prio]++;
 		if (lsw_timeline_events(conf))
-			lsw_timeline_event(w, LSW_TL_PFC_RX, port, (uint8_t)prio, f.time[prio], now);
+			lsw_timeline_event(w, LSW_TL_PFC_RX, port, (uint8_t)prio, f.time[prio],
+					   now);
 		if (!((f.enable & p->pfc_enable) >> prio & 1))
 			continue;
 		/* A pause that ran out before this frame ended then, whether or not a poll
@@ -127,7 +128,8 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 	if (pf->rx_paused) {
 		bool ended = false;
 		for (int prio = 0; prio < 8; prio++)
-			if ((pf->rx_paused >> prio & 1) && (int64_t)(now - pf->rx_until[prio]) >= 0) {
+			if ((pf->rx_paused >> prio & 1) &&
+			    (int64_t)(now - pf->rx_until[prio]) >= 0) {
 				rx_resume(w, pf, port, prio, pf->rx_until[prio]);
 				ended = true;
 			}

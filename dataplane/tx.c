@@ -319,8 +319,8 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			head++;
 			bytes += len;
 			lsw_buffer_release_acc(w->buffer, &conf->buffer, &acc, (uint8_t)port,
-					       (uint8_t)q,
-					       e->in_port, e->pg, e->in_part, e->eg_part, e->charged);
+					       (uint8_t)q, e->in_port, e->pg, e->in_part,
+					       e->eg_part, e->charged);
 			uint64_t behind = in_queue - bytes;
 			if (unlikely(behind > ecn_min) &&
 			    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m,

@@ -20,7 +20,8 @@
 	X(DMAC_MISMATCH,           IN,  "unicast destination MAC that is not the port's") \
 	X(IRIF_DISABLED,           IN,  "received on an admin-down port") \
 	X(PFC_MALFORMED,           IN,  "PFC or PAUSE frame too short") \
-	X(MAC_CONTROL_UNKNOWN,     IN,  "MAC control frame with an opcode other than PFC or PAUSE") \
+	X(MAC_CONTROL_UNKNOWN,     IN,  "MAC control frame with an opcode other than PFC or " \
+					"PAUSE") \
 	X(PAUSE_NOT_ENABLED,       IN,  "802.3x PAUSE on a port not configured to honour it") \
 	X(ARP_MALFORMED,           IN,  "ARP packet too short or not Ethernet/IPv4") \
 	X(ARP_OTHER_TARGET,        IN,  "ARP for an address that is not the port's") \
@@ -47,7 +48,8 @@
 	X(DIP_MULTICAST,           IN,  "multicast or broadcast destination IP (not routed)") \
 	X(IPV6_MC_SCOPE0,          IN,  "IPv6 multicast destination of reserved scope 0") \
 	X(IPV6_MC_SCOPE1,          IN,  "IPv6 multicast destination of interface-local scope") \
-	X(UC_DIP_MC_DMAC,          IN,  "unicast destination IP in a multicast or broadcast frame") \
+	X(UC_DIP_MC_DMAC,          IN,  "unicast destination IP in a multicast or broadcast " \
+					"frame") \
 	X(TTL,                     IN,  "TTL or IPv6 hop limit 0 or 1 on a routed packet") \
 	X(LPM4_MISS,               IN,  "no IPv4 route") \
 	X(LPM6_MISS,               IN,  "no IPv6 route") \
@@ -55,7 +57,8 @@
 	X(LOCAL_UNSUPPORTED,       IN,  "addressed to the switch, but not ICMP(v6) echo or NDP") \
 	X(ICMP_MALFORMED,          IN,  "ICMP or ICMPv6 to the switch too short or bad checksum") \
 	X(UNRESOLVED_NEXT_HOP,     IN,  "next hop did not answer ARP or NDP in time") \
-	X(PFC_WD_RX_DROP,          IN,  "on a priority whose queue the PFC watchdog stormed (drop)") \
+	X(PFC_WD_RX_DROP,          IN,  "on a priority whose queue the PFC watchdog stormed " \
+					"(drop)") \
 	X(NEIGH_HOLD_OVERFLOW,     IN,  "too many packets waiting for ARP or NDP") \
 	X(INGRESS_PG_THRESHOLD,    IN,  "lossy PG over its shared-buffer threshold") \
 	X(HEADROOM_OVERFLOW,       IN,  "lossless PG out of headroom (PFC came too late)") \

@@ -116,8 +116,8 @@ t_start_ports(struct t_switch *t)
 	for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
 		char name[64];
 		const char *devargs = sw->cfg->port[p].devargs, *comma = strchr(devargs, ',');
-		snprintf(name, sizeof(name), "%.*s", (int)(comma ? comma - devargs : (int)strlen(devargs)),
-			 devargs);
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(comma ? comma - devargs : (int)strlen(devargs)), devargs);
 		if (rte_eal_hotplug_add("vdev", name, comma ? comma + 1 : "") != 0)
 			return -1;
 	}
@@ -150,7 +150,8 @@ t_switch_free(struct t_switch *t)
 		for (uint16_t p = 0; p < sw->cfg->n_ports; p++) {
 			char name[64];
 			snprintf(name, sizeof(name), "%.*s",
-				 (int)strcspn(sw->cfg->port[p].devargs, ","), sw->cfg->port[p].devargs);
+				 (int)strcspn(sw->cfg->port[p].devargs, ","),
+				 sw->cfg->port[p].devargs);
 			rte_eal_hotplug_remove("vdev", name);
 		}
 	}
@@ -448,7 +449,8 @@ t_config_refused(const char *base, const char *const (*cases)[3], size_t n)
 		if (c != NULL)
 			fail_msg("accepted: %s", patch);
 		for (unsigned int e = 0; e < errs.n && e < LSW_ERRS_MAX; e++)
-			if (strcmp(errs.e[e].path, path) == 0 && strstr(errs.e[e].msg, words) != NULL)
+			if (strcmp(errs.e[e].path, path) == 0 &&
+			    strstr(errs.e[e].msg, words) != NULL)
 				found = true;
 		if (!found) {
 			for (unsigned int e = 0; e < errs.n && e < LSW_ERRS_MAX; e++)

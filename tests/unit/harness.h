@@ -105,7 +105,8 @@ bool t_ipv4_csum_ok(const struct rte_ipv4_hdr *ip);
 	" \"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {\"mtu\": \"1500\"}," \
 	"            \"Ethernet8\": {}, \"Ethernet12\": {}}," \
 	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\"}," \
-	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}, \"Ethernet8\": {\"devargs\": \"net_null2\"}," \
+	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}," \
+	" \"Ethernet8\": {\"devargs\": \"net_null2\"}," \
 	"   \"Ethernet12\": {\"devargs\": \"net_null3\"}}," \
 	" \"INTERFACE\": {\"Ethernet0|10.0.0.0/31\": {}, \"Ethernet4|10.0.1.0/31\": {}," \
 	"   \"Ethernet8|10.0.1.2/31\": {}, \"Ethernet12|192.168.5.1/24\": {}}," \

@@ -406,7 +406,8 @@ test_snaplen_jumbo(void **state)
 #define ECN_CONFIG \
 	"{\"DEVICE_METADATA\": {\"localhost\": {\"mac\": \"02:00:00:00:00:01\"}}," \
 	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 200000}}," \
-	" \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}, \"Ethernet4\": {\"speed\": \"10000\"}}," \
+	" \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}," \
+	" \"Ethernet4\": {\"speed\": \"10000\"}}," \
 	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\"}," \
 	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}}," \
 	" \"INTERFACE\": {\"Ethernet0|10.0.0.0/31\": {}, \"Ethernet4|10.0.1.0/31\": {}}," \
@@ -923,7 +924,8 @@ test_refused(void **state)
 	stop(t, id[1], &frames, &missed, "capture.stop");
 	snprintf(p, sizeof(p), "{\"port\": \"Ethernet0\", \"file\": \"%s\"}", path("run0.pcapng"));
 	assert_true(says(t_rpc(t, "capture.start", p),
-			 "{\"path\": \"$.params.file\", \"message\": \"capture 1 writes to this file"));
+			 "{\"path\": \"$.params.file\", \"message\": "
+			 "\"capture 1 writes to this file"));
 	assert_int_equal(t->conf->capture.n, LSW_CAPTURE_MAX - 1);
 	assert_true(says(t_rpc(t, "capture.stop", "{\"id\": 99}"), "no capture session 99"));
 	assert_true(says(t_rpc(t, "capture.stop", "{}"), "required"));
@@ -940,7 +942,8 @@ test_refused(void **state)
 	assert_int_equal(t->conf->capture.rx_ports | t->conf->capture.tx_ports, 0);
 	/* The last 16 are kept, oldest first. */
 	for (int i = 0; i < 20; i++) {
-		uint32_t n = start(t, "\"port\": \"Ethernet0\", \"file\": \"%s\"", path("h.pcapng"));
+		uint32_t n = start(t, "\"port\": \"Ethernet0\", \"file\": \"%s\"",
+				   path("h.pcapng"));
 		stop(t, n, &frames, &missed, "capture.stop");
 	}
 	r = t_rpc_ok(t, "capture.list", NULL, &resp);

@@ -136,8 +136,8 @@ static const char *const bads[][3] = {
 	 "$.INTERFACE['Ethernet0|10.9.0.255/24']", "network or broadcast"},
 	{"{\"INTERFACE\": {\"Ethernet0|10.0.1.9/16\": {}}}", "$.INTERFACE['Ethernet0|10.0.1.9/16']",
 	 "overlaps"},
-	{"{\"INTERFACE\": {\"Ethernet0|224.0.0.1/24\": {}}}", "$.INTERFACE['Ethernet0|224.0.0.1/24']",
-	 "unicast"},
+	{"{\"INTERFACE\": {\"Ethernet0|224.0.0.1/24\": {}}}",
+	 "$.INTERFACE['Ethernet0|224.0.0.1/24']", "unicast"},
 	{"{\"INTERFACE\": {\"Ethernet0|10.9.0.1/24\": {\"vrf_name\": \"red\"}}}",
 	 "$.INTERFACE['Ethernet0|10.9.0.1/24'].vrf_name", "unknown"},
 	{"{\"INTERFACE\": {\"Ethernet0|10.9.1.1/24\": {}, \"Ethernet0|10.9.2.1/24\": {},"

@@ -227,7 +227,8 @@ test_diff(void **state)
 		bool found = false;
 		for (size_t j = 0; j < json_array_size(d); j++) {
 			json_t *x = json_array_get(d, j);
-			if (strcmp(json_string_value(json_object_get(x, "path")), want[i][0]) == 0) {
+			if (strcmp(json_string_value(json_object_get(x, "path")),
+				   want[i][0]) == 0) {
 				assert_string_equal(json_string_value(json_object_get(x, "change")),
 						    want[i][1]);
 				found = true;

@@ -28,7 +28,8 @@ static int
 find(const struct lsw_eal_args *a, const char *opt, const char *val)
 {
 	for (int i = 0; i + 1 < a->argc; i++)
-		if (strcmp(a->argv[i], opt) == 0 && (val == NULL || strcmp(a->argv[i + 1], val) == 0))
+		if (strcmp(a->argv[i], opt) == 0 &&
+		    (val == NULL || strcmp(a->argv[i + 1], val) == 0))
 			return i;
 	return -1;
 }
@@ -53,7 +54,8 @@ test_vdevs_nohuge(void **state)
 		nohuge |= strcmp(a.argv[i], "--no-huge") == 0;
 		noshconf |= strcmp(a.argv[i], "--no-shconf") == 0;
 		nopci |= strcmp(a.argv[i], "--no-pci") == 0;
-		assert_true(strcmp(a.argv[i], "--in-memory") != 0); /* not with --no-huge on 22.11 */
+		/* not with --no-huge on 22.11 */
+		assert_true(strcmp(a.argv[i], "--in-memory") != 0);
 	}
 	assert_true(nohuge && noshconf && nopci);
 	assert_null(a.argv[a.argc]);

@@ -259,7 +259,8 @@ test_modes(void **state)
 	(void)state;
 	struct lsw_ecmp_grp_dp g = grp(LSW_ECMP_HASH, &ws);
 	for (uint32_t h = 0; h < 1000; h++)
-		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, h * 0x9e3779b9u, now, &rng),
+		assert_int_equal(lsw_ecmp_choose(&g, &ws, tbl, 4, q, 0, 0, h * 0x9e3779b9u, now,
+						 &rng),
 				 (uint8_t)(((uint64_t)(h * 0x9e3779b9u) * 4) >> 32));
 	g = grp(LSW_ECMP_PACKET_RANDOM, &ws);
 	for (int i = 0; i < 4000; i++)
@@ -421,7 +422,8 @@ test_tables_kept(void **state)
 #define ECMP3_CONFIG(mode) \
 	"{\"STATIC_ROUTE\": {\"10.6.0.0/16\": {\"nexthop\": \"10.0.1.1,10.0.1.3,192.168.5.9\"}}," \
 	" \"NEIGH\": {\"Ethernet12|192.168.5.9\": {\"neigh\": \"02:00:00:00:0c:01\"}}," \
-	" \"ECMP\": {\"GLOBAL\": {\"sample_interval\": 10}, \"10.6.0.0/16\": {\"mode\": \"" mode "\"}}}"
+	" \"ECMP\": {\"GLOBAL\": {\"sample_interval\": 10}," \
+	" \"10.6.0.0/16\": {\"mode\": \"" mode "\"}}}"
 
 /* ECMP3_CONFIG with the IPv6 twin, the mode for both. */
 #define ECMP36_CONFIG(mode) \

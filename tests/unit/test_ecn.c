@@ -21,18 +21,21 @@
 #define CONFIG_G(global) \
 	"{\"DEVICE_METADATA\": {\"localhost\": {\"mac\": \"02:00:00:00:00:01\"}}," \
 	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 200000" global "}}," \
-	" \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}, \"Ethernet4\": {\"speed\": \"10000\"}}," \
+	" \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}," \
+	" \"Ethernet4\": {\"speed\": \"10000\"}}," \
 	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\"}," \
 	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}}," \
 	" \"INTERFACE\": {\"Ethernet0|10.0.0.0/31\": {}, \"Ethernet4|10.0.1.0/31\": {}}," \
 	" \"STATIC_ROUTE\": {\"10.2.0.0/16\": {\"nexthop\": \"10.0.1.1\"}}," \
 	" \"NEIGH\": {\"Ethernet4|10.0.1.1\": {\"neigh\": \"02:00:00:00:04:01\"}}," \
-	" \"WRED_PROFILE\": {\"DCQCN\": {\"ecn\": \"ecn_green\", \"green_min_threshold\": \"5KB\"," \
+	" \"WRED_PROFILE\": {\"DCQCN\": {\"ecn\": \"ecn_green\"," \
+	" \"green_min_threshold\": \"5KB\"," \
 	"   \"green_max_threshold\": \"200KB\", \"green_drop_probability\": \"1\"}," \
 	"  \"STEP\": {\"ecn\": \"ecn_green\", \"wred_green_enable\": \"true\"," \
 	"   \"green_min_threshold\": \"4500\", \"green_max_threshold\": \"4500\"}}," \
 	" \"QUEUE\": {\"Ethernet4|3\": {\"wred_profile\": \"DCQCN\"}," \
-	"   \"Ethernet4|1\": {\"wred_profile\": \"STEP\"}, \"Ethernet4|6\": {\"wred_profile\": \"STEP\"}}}"
+	"   \"Ethernet4|1\": {\"wred_profile\": \"STEP\"}," \
+	" \"Ethernet4|6\": {\"wred_profile\": \"STEP\"}}}"
 
 #define E0 0
 #define E4 1
@@ -77,7 +80,8 @@ test_curve(void **state)
 			   0.01 * (double)(q - 5 * KB) / (double)(195 * KB);
 		int marked = 0;
 		for (int k = 0; k < n; k++) {
-			struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
+			struct rte_ipv4_hdr *ip =
+				rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
 			ip->type_of_service = 3 << 2 | 2;
 			assert_false(lsw_ecn_dequeue(&t->w, a, E4, 3, m, q));
 			marked += (ip->type_of_service & 3) == 3;

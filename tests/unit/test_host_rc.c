@@ -72,7 +72,8 @@ go_back_n(void **state)
 
 	(void)state;
 	two_hosts(cfg, sizeof(cfg), "", "",
-		  "[{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", \"size\": 1024000}]", false);
+		  "[{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", \"size\": 1024000}]",
+		  false);
 	w_init(&w, cfg, NULL, 2000);
 	w.filter = drop_psn_once;
 	w.arg = (void *)(uintptr_t)500;
@@ -196,7 +197,8 @@ data_frames(struct wire *w, uint64_t from, uint64_t to)
 	for (uint32_t i = 0; i < w->n_log; i++) {
 		struct lsw_roce_rx r;
 		uint64_t sent = w->log[i].at - w->delay_ns;
-		if (w->log[i].from == 0 && sent >= from && sent < to && parse_roce(&w->log[i], &r) &&
+		if (w->log[i].from == 0 && sent >= from && sent < to &&
+		    parse_roce(&w->log[i], &r) &&
 		    r.bth.opcode != LSW_OP_ACK && r.bth.opcode != LSW_OP_CNP)
 			n++;
 	}
@@ -359,7 +361,8 @@ ecn_cnp(void **state)
 		two_hosts(cfg, sizeof(cfg),
 			  cc ? ", \"cc\": {\"profile\": \"paper\"}" :
 			       ", \"cc\": {\"algorithm\": \"none\"}", "",
-			  "[{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", \"size\": \"1MB\"}]",
+			  "[{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", "
+			  "\"size\": \"1MB\"}]",
 			  false);
 		w_init(&w, cfg, NULL, 1000);
 		w.filter = mark_ce;
@@ -403,10 +406,11 @@ workloads(void **state)
 		"\"10.0.0.254\"}, \"h3\": {\"port\": \"p3\", \"ip\": \"10.0.0.3/24\", \"gateway\": "
 		"\"10.0.0.254\"}, \"h4\": {\"port\": \"p4\", \"ip\": \"10.0.0.4/24\", \"gateway\": "
 		"\"10.0.0.254\"}}, \"seed\": 7, \"workload\": ["
-		"{\"type\": \"incast\", \"senders\": [\"h1\", \"h2\", \"h3\"], \"receiver\": \"h4\","
-		" \"size\": \"64KB\", \"count\": 2, \"gap_us\": 100},"
+		"{\"type\": \"incast\", \"senders\": [\"h1\", \"h2\", \"h3\"], "
+		"\"receiver\": \"h4\", \"size\": \"64KB\", \"count\": 2, \"gap_us\": 100},"
 		"{\"type\": \"all_to_all\", \"hosts\": [\"h1\", \"h2\", \"h3\"], \"size\": 1000},"
-		"{\"type\": \"permutation\", \"hosts\": [\"h1\", \"h2\", \"h3\", \"h4\"], \"size\": 10},"
+		"{\"type\": \"permutation\", \"hosts\": [\"h1\", \"h2\", \"h3\", \"h4\"], "
+		"\"size\": 10},"
 		"{\"type\": \"ring_allreduce\", \"hosts\": [\"h1\", \"h2\", \"h3\", \"h4\"], "
 		"\"size\": \"4MB\", \"iterations\": 2},"
 		"{\"type\": \"poisson\", \"hosts\": [\"h1\", \"h2\", \"h3\", \"h4\"], \"cdf\": "

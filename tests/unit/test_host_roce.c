@@ -110,14 +110,15 @@ build_parse(void **state)
 		for (size_t o = 0; o < sizeof(ops); o++)
 			for (uint32_t pay = 0; pay <= 4096; pay += pay < 8 ? 1 : 1021) {
 				struct lsw_roce_l2l3 l = {.sip = 0x0a000001, .dip = 0x0a000102,
-							  .tos = 3 << 2 | 2, .tagged = tag, .pcp = 3,
-							  .sport = 50000};
+							  .tos = 3 << 2 | 2, .tagged = tag,
+							  .pcp = 3, .sport = 50000};
 				struct lsw_roce_bth b = {.opcode = ops[o], .pkey = 0xffff,
 							 .dqpn = 0x123456, .psn = 0xfffffe,
 							 .becn = ops[o] == LSW_OP_CNP,
 							 .ackreq = pay & 1};
 				struct lsw_roce_ext x = {.va = 0x1122334455667788ull, .rkey = 7,
-							 .dma_len = 9999, .syndrome = 0x60, .msn = 42};
+							 .dma_len = 9999, .syndrome = 0x60,
+							 .msn = 42};
 				uint32_t p = ops[o] == LSW_OP_ACK ? 0 : pay;
 				uint16_t n = lsw_roce_build(f, &l, &b, &x, p);
 				struct lsw_pkt_info pi;
@@ -145,7 +146,8 @@ build_parse(void **state)
 				}
 				if (ops[o] == LSW_OP_WRITE_FIRST || ops[o] == LSW_OP_WRITE_ONLY)
 					assert_int_equal(r.dma_len, 9999);
-				assert_int_equal(lsw_roce_icrc(f, r.l3_off, n), lsw_roce_icrc_stored(f, n));
+				assert_int_equal(lsw_roce_icrc(f, r.l3_off, n),
+						 lsw_roce_icrc_stored(f, n));
 			}
 }
 

@@ -337,7 +337,8 @@ test_drops(void **state)
 		uint64_t before = t_drops(t, cases[i].port, cases[i].reason);
 		t_rx(t, T_PORT0, buf, len, 0);
 		if (t_drops(t, cases[i].port, cases[i].reason) != before + 1)
-			fail_msg("%s: %s not counted", cases[i].name, lsw_drop_name(cases[i].reason));
+			fail_msg("%s: %s not counted", cases[i].name,
+				 lsw_drop_name(cases[i].reason));
 		for (uint16_t p = 0; p < 4; p++)
 			assert_int_equal(t_tx_count(t, p), 0);
 	}

@@ -159,8 +159,8 @@ test_glean_hold_release(void **state)
 		m = t_tx_take(t, T_PORT12);
 		assert_true(rte_is_same_ether_addr(
 			&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr, &want));
-		assert_int_equal(rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14)->time_to_live,
-				 63);
+		assert_int_equal(
+			rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14)->time_to_live, 63);
 		rte_pktmbuf_free(m);
 	}
 	assert_int_equal(t_event(t, LSW_EV_NEIGH_RELEASED), 3);

@@ -19,7 +19,8 @@
 #define CONFIG \
 	"{\"DEVICE_METADATA\": {\"localhost\": {\"mac\": \"02:00:00:00:00:01\"}}," \
 	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 200000}}," \
-	" \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}, \"Ethernet4\": {\"speed\": \"10000\"}," \
+	" \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}," \
+	" \"Ethernet4\": {\"speed\": \"10000\"}," \
 	"   \"Ethernet8\": {\"speed\": \"25000\"}, \"Ethernet12\": {\"speed\": \"25000\"}}," \
 	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\", \"pfc_quanta\": 4096}," \
 	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}," \
@@ -29,7 +30,8 @@
 	"   \"Ethernet8|10.0.2.0/31\": {}, \"Ethernet12|10.0.3.0/31\": {}}," \
 	" \"STATIC_ROUTE\": {\"10.2.0.0/16\": {\"nexthop\": \"10.0.1.1\"}}," \
 	" \"NEIGH\": {\"Ethernet4|10.0.1.1\": {\"neigh\": \"02:00:00:00:04:01\"}}," \
-	" \"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\", \"mode\": \"static\"}," \
+	" \"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\"," \
+	" \"mode\": \"static\"}," \
 	"   \"egress_lossy_pool\": {\"type\": \"egress\"}}," \
 	" \"BUFFER_PROFILE\": {\"ingress_lossy_profile\": {\"pool\": \"ingress_lossless_pool\"," \
 	"   \"size\": \"0\", \"static_th\": \"64KB\"}," \

@@ -25,7 +25,8 @@
 #define CONFIG_FMT \
 	"{\"DEVICE_METADATA\": {\"localhost\": {\"mac\": \"02:00:00:00:00:01\"}}," \
 	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 200000}}," \
-	" \"PORT\": {\"Ethernet0\": {\"speed\": \"10000\"}, \"Ethernet4\": {\"speed\": \"10000\"}}," \
+	" \"PORT\": {\"Ethernet0\": {\"speed\": \"10000\"}," \
+	" \"Ethernet4\": {\"speed\": \"10000\"}}," \
 	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\"}," \
 	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}}," \
 	" \"INTERFACE\": {\"Ethernet0|10.0.0.0/31\": {}, \"Ethernet4|10.0.1.0/31\": {}}," \
@@ -33,7 +34,8 @@
 	"   \"10.5.0.0/16\": {\"nexthop\": \"10.0.0.1\"}}," \
 	" \"NEIGH\": {\"Ethernet4|10.0.1.1\": {\"neigh\": \"02:00:00:00:04:01\"}," \
 	"   \"Ethernet0|10.0.0.1\": {\"neigh\": \"02:00:00:00:00:0a\"}}," \
-	" \"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\", \"mode\": \"static\"}," \
+	" \"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\"," \
+	" \"mode\": \"static\"}," \
 	"   \"egress_lossy_pool\": {\"type\": \"egress\"}}," \
 	" \"BUFFER_PROFILE\": {\"ingress_lossy_profile\": {\"pool\": \"ingress_lossless_pool\"," \
 	"   \"size\": \"0\", \"static_th\": \"1MB\"}," \
@@ -43,7 +45,8 @@
 	" \"BUFFER_PG\": {\"Ethernet0,Ethernet4|3\": {\"profile\": \"lossless\"}}," \
 	" \"PORT_QOS_MAP\": {\"Ethernet0,Ethernet4\": {\"pfc_enable\": \"3\"}," \
 	"   \"Ethernet4\": {\"pfc_watchdog_status\": \"enable\"}}," \
-	" \"PFC_WD\": {\"GLOBAL\": {\"POLL_INTERVAL\": \"100\"}, %s\"Ethernet4\": {\"action\": \"%s\"," \
+	" \"PFC_WD\": {\"GLOBAL\": {\"POLL_INTERVAL\": \"100\"}," \
+	" %s\"Ethernet4\": {\"action\": \"%s\"," \
 	"   \"detection_time\": \"200\", \"restoration_time\": \"400\"}}}"
 
 static uint8_t buf[2048];
@@ -181,7 +184,8 @@ check_action(const char *action)
 			from_peer(&x);
 		lsw_pfc_poll(&t->w, t->conf, E4, x.now);
 		assert_true(pg3_occupancy(t, E4) > 16 * 1024);
-		assert_int_equal(t->sw.dp.sched[E4]->pfc.xoff_pg | t->sw.dp.sched[E4]->pfc.tx_xoff, 0);
+		assert_int_equal(t->sw.dp.sched[E4]->pfc.xoff_pg |
+				 t->sw.dp.sched[E4]->pfc.tx_xoff, 0);
 	} else {
 		assert_int_equal(t->conf->port[E4].wd_drop | t->conf->port[E4].wd_ignore_pause, 0);
 		assert_int_equal(got, before); /* still paused: alert changes nothing */

@@ -72,13 +72,15 @@ static const char *base =
 	"                 \"egress_lossy_pool\": {\"type\": \"egress\", \"size\": \"3MB\"},"
 	"                 \"egress_lossless_pool\": {\"type\": \"egress\", \"mode\": \"static\"}},"
 	" \"BUFFER_PROFILE\": {"
-	"   \"ingress_lossy_profile\": {\"pool\": \"ingress_lossless_pool\", \"dynamic_th\": \"3\"},"
+	"   \"ingress_lossy_profile\": {\"pool\": \"ingress_lossless_pool\","
+	" \"dynamic_th\": \"3\"},"
 	"   \"egress_lossy_profile\": {\"pool\": \"egress_lossy_pool\", \"size\": \"1518\","
 	"                            \"dynamic_th\": \"0\"},"
 	"   \"egress_lossless_profile\": {\"pool\": \"[BUFFER_POOL|egress_lossless_pool]\","
 	"                               \"static_th\": \"4MB\"}},"
 	" \"BUFFER_PG\": {\"Ethernet0|3-4\": {\"profile\": \"NULL\"}},"
-	" \"BUFFER_QUEUE\": {\"Ethernet0,Ethernet4|3-4\": {\"profile\": \"egress_lossless_profile\"}},"
+	" \"BUFFER_QUEUE\": {\"Ethernet0,Ethernet4|3-4\":"
+	" {\"profile\": \"egress_lossless_profile\"}},"
 	" \"CABLE_LENGTH\": {\"AZURE\": {\"Ethernet0\": \"5m\"}},"
 	" \"SCHEDULER\": {\"scheduler.1\": {\"type\": \"DWRR\", \"weight\": \"15\"}},"
 	" \"QUEUE\": {\"Ethernet4|3\": {\"scheduler\": \"scheduler.1\"}},"
@@ -201,14 +203,17 @@ test_wred(void **state)
 	struct lsw_errs errs;
 	struct lsw_config *c = load(
 		"{\"WRED_PROFILE\": {\"AZURE_LOSSLESS\": {\"wred_green_enable\": \"true\","
-		"   \"wred_yellow_enable\": \"true\", \"wred_red_enable\": \"true\", \"ecn\": \"ecn_all\","
+		"   \"wred_yellow_enable\": \"true\", \"wred_red_enable\": \"true\","
+		" \"ecn\": \"ecn_all\","
 		"   \"green_min_threshold\": \"1048576\", \"green_max_threshold\": \"2097152\","
 		"   \"green_drop_probability\": \"5\", \"yellow_min_threshold\": \"1048576\","
 		"   \"yellow_max_threshold\": \"2097152\", \"red_min_threshold\": \"1048576\","
 		"   \"red_max_threshold\": \"2097152\"},"
 		"  \"DCQCN\": {\"ecn\": \"ecn_green\", \"ecn_green_min_threshold\": \"5KB\","
-		"   \"ecn_green_max_threshold\": \"200KB\", \"ecn_green_mark_probability\": \"1\"}},"
-		" \"QUEUE\": {\"Ethernet4|3\": {\"wred_profile\": \"[WRED_PROFILE|AZURE_LOSSLESS]\"},"
+		"   \"ecn_green_max_threshold\": \"200KB\","
+		" \"ecn_green_mark_probability\": \"1\"}},"
+		" \"QUEUE\": {\"Ethernet4|3\":"
+		" {\"wred_profile\": \"[WRED_PROFILE|AZURE_LOSSLESS]\"},"
 		"  \"Ethernet4|4\": {\"wred_profile\": \"DCQCN\"}}}", &errs);
 
 	(void)state;
@@ -260,22 +265,22 @@ static const char *const bads[][3] = {
 	 "$.BUFFER_POOL.ingress_lossless_pool.xoff", "smaller"},
 	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"nope\", \"dynamic_th\": \"0\"}}}",
 	 "$.BUFFER_PROFILE.x.pool", "no BUFFER_POOL"},
-	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"128\"}}}",
-	 "$.BUFFER_PROFILE.x.dynamic_th", "range"},
-	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"-129\"}}}",
-	 "$.BUFFER_PROFILE.x.dynamic_th", "range"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\","
+	 " \"dynamic_th\": \"128\"}}}", "$.BUFFER_PROFILE.x.dynamic_th", "range"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\","
+	 " \"dynamic_th\": \"-129\"}}}", "$.BUFFER_PROFILE.x.dynamic_th", "range"},
 	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\"}}}", "$.BUFFER_PROFILE.x",
 	 "exactly one"},
 	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\", \"static_th\": \"1KB\"}}}",
 	 "$.BUFFER_PROFILE.x.static_th", "dynamic"},
-	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossless_pool\", \"dynamic_th\": \"0\"}}}",
-	 "$.BUFFER_PROFILE.x.dynamic_th", "static"},
+	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossless_pool\","
+	 " \"dynamic_th\": \"0\"}}}", "$.BUFFER_PROFILE.x.dynamic_th", "static"},
 	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"0\","
 	 " \"xoff\": \"1KB\"}}}", "$.BUFFER_PROFILE.x", "egress pool"},
 	{"{\"BUFFER_PROFILE\": {\"x\": {\"pool\": \"ingress_lossless_pool\", \"dynamic_th\": \"0\","
 	 " \"xoff\": \"40KB\", \"size\": \"20KB\"}}}", "$.BUFFER_PROFILE.x.size", "headroom"},
-	{"{\"BUFFER_PROFILE\": {\"NULL\": {\"pool\": \"egress_lossy_pool\", \"dynamic_th\": \"0\"}}}",
-	 "$.BUFFER_PROFILE.NULL", "NULL"},
+	{"{\"BUFFER_PROFILE\": {\"NULL\": {\"pool\": \"egress_lossy_pool\","
+	 " \"dynamic_th\": \"0\"}}}", "$.BUFFER_PROFILE.NULL", "NULL"},
 	{"{\"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"nope\"}}}",
 	 "$.BUFFER_PG['Ethernet0|3'].profile", "no BUFFER_PROFILE"},
 	{"{\"BUFFER_PG\": {\"Ethernet0|0\": {\"profile\": \"egress_lossy_profile\"}}}",

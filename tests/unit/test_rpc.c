@@ -68,9 +68,11 @@ test_dispatch(void **state)
 	} bad[] = {
 		{"1", LSW_RPC_INVALID_REQUEST},
 		{"{\"id\":1,\"method\":\"rpc.methods\"}", LSW_RPC_INVALID_REQUEST},
-		{"{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"rpc.methods\"}", LSW_RPC_INVALID_REQUEST},
+		{"{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"rpc.methods\"}",
+		 LSW_RPC_INVALID_REQUEST},
 		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", LSW_RPC_INVALID_REQUEST},
-		{"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"rpc.methods\"}", LSW_RPC_INVALID_REQUEST},
+		{"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"rpc.methods\"}",
+		 LSW_RPC_INVALID_REQUEST},
 		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rpc.methods\",\"x\":1}",
 		 LSW_RPC_INVALID_REQUEST},
 		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"rpc.methods\",\"params\":3}",

@@ -227,8 +227,8 @@ test_shaper_accuracy(void **state)
 							 lens[l]);
 				double err = got / (double)rates[r] - 1;
 				if (err > 0.01 || err < -0.01)
-					fail_msg("rate %llu b/s, late %llu us, %u B frames: got %.0f",
-						 (unsigned long long)rates[r],
+					fail_msg("rate %llu b/s, late %llu us, %u B frames: "
+						 "got %.0f", (unsigned long long)rates[r],
 						 (unsigned long long)late_us[st], lens[l], got);
 			}
 }

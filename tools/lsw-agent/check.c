@@ -192,8 +192,9 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 			  in_list(lossless, tc) ? "lossless (PFC on)" : "lossy (no PFC)", h->port);
 		if (prio >= 0)
 			add_check(checks, "data priority", prio == tc, p,
-				  "the host tags data with priority %d and obeys PFC on it; the switch "
-				  "classifies it as TC %d and pauses priority %d", prio, tc, tc);
+				  "the host tags data with priority %d and obeys PFC on it; the "
+				  "switch classifies it as TC %d and pauses priority %d",
+				  prio, tc, tc);
 		int qn = int_at(tcq, tc);
 		char qname[16];
 		snprintf(qname, sizeof(qname), "%d", qn);
@@ -206,9 +207,9 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 			snprintf(p, sizeof(p), "%s", wp);
 		else
 			snprintf(p, sizeof(p), "$.QUEUE['%s|%d'].wred_profile", h->port, qn);
-		add_check(checks, "data ECN", ecn, p, "the host's data goes to queue %d of %s, which "
-			  "%s", qn, h->port, ecn ? "marks ECN" : "has no ECN profile: no CE, so no "
-			  "CNP and no DCQCN");
+		add_check(checks, "data ECN", ecn, p,
+			  "the host's data goes to queue %d of %s, which %s", qn, h->port,
+			  ecn ? "marks ECN" : "has no ECN profile: no CE, so no CNP and no DCQCN");
 		json_t *wd = json_object_get(q, "pfcwd");
 		bool watched = wd && in_list(json_object_get(wd, "priorities"), tc);
 		add_check(checks, "PFC watchdog", watched,
@@ -257,7 +258,8 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 			size_t j;
 			json_t *s;
 			json_array_foreach(json_object_get(dl, "snapshots"), j, s) {
-				if (strcmp(json_string_value(json_object_get(s, "kind")), "drop") != 0 ||
+				if (strcmp(json_string_value(json_object_get(s, "kind")),
+					   "drop") != 0 ||
 				    json_integer_value(json_object_get(s, "seq")) <= since)
 					continue;
 				const char *why = json_string_value(json_object_get(s, "reason"));
@@ -265,10 +267,11 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 					json_integer_value(json_object_get(reasons, why)) + 1));
 			}
 			json_decref(dl);
-			e = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "host_rx_packets", 0,
-				      "host_tx_packets", 0, "host_rx_ce", 0, "host_rx_cnp", 0,
-				      "host_tx_cnp", 0, "host_nak", 0, "host_out_of_sequence", 0,
-				      "host_duplicates", 0, "switch_drops", reasons);
+			e = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+				      "host_rx_packets", 0, "host_tx_packets", 0, "host_rx_ce", 0,
+				      "host_rx_cnp", 0, "host_tx_cnp", 0, "host_nak", 0,
+				      "host_out_of_sequence", 0, "host_duplicates", 0,
+				      "switch_drops", reasons);
 			json_object_set_new(qps, key, e);
 		}
 		inet_ntop(AF_INET, &f->k.sip, sip, sizeof(sip));
@@ -293,7 +296,8 @@ agent_compare(struct agent_rpc *r, struct agent_host *h, const struct agent_view
 	json_object_foreach(aq, qk, qv) {
 		json_t *b = json_object_get(bq, qk);
 		json_object_set_new(qdelta, qk, json_pack(
-			"{s:I, s:I, s:I}", "PACKETS", (json_int_t)(num(qv, "PACKETS") - num(b, "PACKETS")),
+			"{s:I, s:I, s:I}",
+			"PACKETS", (json_int_t)(num(qv, "PACKETS") - num(b, "PACKETS")),
 			"WRED_ECN_MARKED_PACKETS", (json_int_t)(num(qv, "WRED_ECN_MARKED_PACKETS") -
 								num(b, "WRED_ECN_MARKED_PACKETS")),
 			"DROPPED_PACKETS", (json_int_t)(num(qv, "DROPPED_PACKETS") -

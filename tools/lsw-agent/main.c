@@ -196,14 +196,15 @@ view_json(const struct agent_view *v)
 				json_array_append_new(pcp, p == 8 ? json_string("untagged") :
 							   json_integer(p));
 		json_array_append_new(flows, json_pack(
-			"{s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-			"s:o, s:o}",
+			"{s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+			"s:I, s:o, s:o}",
 			"dir", f->k.dir == AGENT_RX ? "rx" : "tx", "src", sip, "dst", dip,
 			"qpn", (json_int_t)f->k.dqpn, "source", "bpf",
 			"packets", (json_int_t)f->c.packets, "bytes", (json_int_t)f->c.bytes,
 			"data", (json_int_t)f->c.data, "ce", (json_int_t)f->c.ce,
 			"cnp", (json_int_t)f->c.cnp, "ack", (json_int_t)f->c.ack,
-			"nak_seq", (json_int_t)f->c.nak_seq, "nak_other", (json_int_t)f->c.nak_other,
+			"nak_seq", (json_int_t)f->c.nak_seq,
+			"nak_other", (json_int_t)f->c.nak_other,
 			"out_of_sequence", (json_int_t)f->c.out_of_sequence,
 			"duplicate", (json_int_t)f->c.duplicate, "dscp", dscp, "priority", pcp));
 	}
@@ -214,9 +215,10 @@ view_json(const struct agent_view *v)
 			if (c->frames == 0)
 				continue;
 			json_object_set_new(o, p == 8 ? "pause" : (char[2]){(char)('0' + p), 0},
-					    json_pack("{s:I, s:I, s:I}", "frames",
-						      (json_int_t)c->frames, "quanta",
-						      (json_int_t)c->quanta, "xon", (json_int_t)c->xon));
+					    json_pack("{s:I, s:I, s:I}",
+						      "frames", (json_int_t)c->frames,
+						      "quanta", (json_int_t)c->quanta,
+						      "xon", (json_int_t)c->xon));
 		}
 		json_object_set_new(pfc, d == AGENT_RX ? "rx" : "tx", o);
 	}
@@ -295,8 +297,8 @@ print_table(json_t *doc)
 		    json_integer_value(json_object_get(q, "host_rx")) ||
 		    json_integer_value(json_object_get(q, "switch_rx")) ||
 		    json_integer_value(json_object_get(q, "host_tx")))
-			printf("  PFC priority %s: switch sent %lld, host saw %lld; host sent %lld, "
-			       "switch saw %lld\n", k,
+			printf("  PFC priority %s: switch sent %lld, host saw %lld; "
+			       "host sent %lld, switch saw %lld\n", k,
 			       json_integer_value(json_object_get(q, "switch_tx")),
 			       json_integer_value(json_object_get(q, "host_rx")),
 			       json_integer_value(json_object_get(q, "host_tx")),
@@ -401,10 +403,13 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"interface", required_argument, NULL, 'i'}, {"socket", required_argument, NULL, 's'},
-		{"seconds", required_argument, NULL, 'n'}, {"interval", required_argument, NULL, 't'},
+		{"interface", required_argument, NULL, 'i'},
+		{"socket", required_argument, NULL, 's'},
+		{"seconds", required_argument, NULL, 'n'},
+		{"interval", required_argument, NULL, 't'},
 		{"json", no_argument, NULL, 'j'}, {"prometheus", no_argument, NULL, 'P'},
-		{"host-ip", required_argument, NULL, 'a'}, {"host-mac", required_argument, NULL, 'm'},
+		{"host-ip", required_argument, NULL, 'a'},
+		{"host-mac", required_argument, NULL, 'm'},
 		{"port", required_argument, NULL, 'p'}, {"dscp", required_argument, NULL, 'd'},
 		{"priority", required_argument, NULL, 'r'},
 		{"cnp-dscp", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
@@ -430,7 +435,8 @@ main(int argc, char **argv)
 		case 'P': prom = true; break;
 		case 'a':
 			if (inet_pton(AF_INET, optarg, &host.ip) != 1) {
-				fprintf(stderr, "lsw-agent: --host-ip %s: not an IPv4 address\n", optarg);
+				fprintf(stderr, "lsw-agent: --host-ip %s: not an IPv4 address\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -487,7 +493,8 @@ main(int argc, char **argv)
 			v.nic = agent_nic_counters(iface);
 			json_t *doc = view_json(&v);
 			if (sock != NULL) {
-				json_t *sw = agent_compare(&rpc, &host, &v, before, err, sizeof(err));
+				json_t *sw = agent_compare(&rpc, &host, &v, before, err,
+							   sizeof(err));
 				if (sw == NULL) {
 					fprintf(stderr, "lsw-agent: %s\n", err);
 					rc = 1;

@@ -99,16 +99,16 @@ ethtool_pause(const char *iface, json_t *out)
 				name[ETH_GSTRING_LEN] = '\0';
 				if (strstr(name, "prio") && strstr(name, "pause"))
 					json_object_set_new(vals, name,
-							    json_integer((json_int_t)stats->data[i]));
+						json_integer((json_int_t)stats->data[i]));
 			}
 	}
 	free(names);
 	free(stats);
 done:
 	if (json_object_size(vals) > 0)
-		json_object_set_new(out, "ethtool", json_pack("{s:s, s:o}", "source",
-							      "ethtool -S (SIOCETHTOOL)", "counters",
-							      vals));
+		json_object_set_new(out, "ethtool", json_pack("{s:s, s:o}",
+							      "source", "ethtool -S (SIOCETHTOOL)",
+							      "counters", vals));
 	else
 		json_decref(vals);
 	free(info);

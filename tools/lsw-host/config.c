@@ -391,7 +391,8 @@ read_hosts(json_t *doc, const char *only, struct lsw_hosts *e, struct lsw_errs *
 		h->idx = e->n_hosts++;
 		snprintf(c->name, sizeof(c->name), "%s", name);
 		if (strlen(name) >= sizeof(c->name) || strchr(name, ',') != NULL)
-			lsw_errs_add(errs, path, "a host name has at most %zu characters and no comma",
+			lsw_errs_add(errs, path,
+				     "a host name has at most %zu characters and no comma",
 				     sizeof(c->name) - 1);
 		if (!lsw_jv_object(v, path, host_names(true), errs))
 			continue;
@@ -418,7 +419,8 @@ read_hosts(json_t *doc, const char *only, struct lsw_hosts *e, struct lsw_errs *
 				     "\"10.0.1.2/24\"");
 		lsw_path_key(p, path, "gateway");
 		x = json_object_get(v, "gateway");
-		if (x == NULL || !json_is_string(x) || !lsw_parse_ipv4(json_string_value(x), &c->gw))
+		if (x == NULL || !json_is_string(x) ||
+		    !lsw_parse_ipv4(json_string_value(x), &c->gw))
 			lsw_errs_add(errs, p, "expected the next hop's address (the switch port's, "
 				     "or the peer's on a direct link), \"10.0.1.1\"");
 		lsw_path_key(p, path, "mtu");
@@ -437,16 +439,20 @@ read_hosts(json_t *doc, const char *only, struct lsw_hosts *e, struct lsw_errs *
 		for (uint16_t i = 0; i + 1 < e->n_hosts; i++) {
 			if (e->host[i].c.ip == c->ip) {
 				lsw_path_key(p, path, "ip");
-				lsw_errs_add(errs, p, "the same address as host %s", e->host[i].c.name);
+				lsw_errs_add(errs, p, "the same address as host %s",
+					     e->host[i].c.name);
 			}
-			if (h->local && e->host[i].local && strcmp(e->host[i].c.port, c->port) == 0) {
+			if (h->local && e->host[i].local &&
+			    strcmp(e->host[i].c.port, c->port) == 0) {
 				lsw_path_key(p, path, "port");
-				lsw_errs_add(errs, p, "the same port as host %s", e->host[i].c.name);
+				lsw_errs_add(errs, p, "the same port as host %s",
+					     e->host[i].c.name);
 			}
 		}
 	}
 	if (only != NULL) {
-		for (const char *s = only; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
+		for (const char *s = only; s && *s;
+		     s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
 			size_t n = strcspn(s, ",");
 			bool found = false;
 			for (uint16_t i = 0; i < e->n_hosts; i++)

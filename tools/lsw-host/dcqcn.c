@@ -19,7 +19,8 @@ lsw_dcqcn_profile(enum lsw_dcqcn_profile p, uint64_t line_bps, struct lsw_dcqcn_
 	switch (p) {
 	case LSW_DCQCN_PAPER:
 		/* Zhu et al. as later papers cite it. R_HAI and the minimum rate are not given:
-		 * 10 x R_AI is the ratio the HPCC simulator and NVIDIA use, 1 Mb/s NVIDIA's floor. */
+		 * 10 x R_AI is the ratio the HPCC simulator and NVIDIA use, 1 Mb/s NVIDIA's
+		 * floor. */
 		c->g = 1.0 / 256;
 		c->alpha_timer_ns = 55 * US;
 		c->rate_timer_ns = 55 * US;
@@ -191,7 +192,8 @@ lsw_dcqcn_rp_advance(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c,
 	}
 	/* Once at the line rate, further increases change nothing. */
 	for (int n = 0; (int64_t)(now - rp->rate_next) >= 0; n++) {
-		if (n == CATCH_UP_MAX || (rp->rc >= (double)line_bps && rp->rt >= (double)line_bps)) {
+		if (n == CATCH_UP_MAX ||
+		    (rp->rc >= (double)line_bps && rp->rt >= (double)line_bps)) {
 			rp->rate_next = now + c->rate_timer_ns;
 			break;
 		}

@@ -77,7 +77,8 @@ pfc_rx(struct lsw_host *h, const uint8_t *body, uint32_t len, uint64_t now)
 		return;
 	}
 	if (f.opcode == LSW_MACCTL_PAUSE) {
-		h->port_paused_until = now + ns_at((uint64_t)f.time[0] * 64, (double)h->c.speed_bps);
+		h->port_paused_until = now + ns_at((uint64_t)f.time[0] * 64,
+						   (double)h->c.speed_bps);
 		return;
 	}
 	for (int p = 0; p < 8; p++) {

@@ -116,7 +116,8 @@ memif_bsize(const struct lsw_host_conf *c)
 static unsigned int
 memif_rsize(const struct lsw_host_conf *c)
 {
-	uint64_t frames = c->speed_bps / 8 * 150 / 1000000 / lsw_roce_frame_len(false, 0, c->mtu) + 1;
+	uint64_t frames = c->speed_bps / 8 * 150 / 1000000 /
+			  lsw_roce_frame_len(false, 0, c->mtu) + 1;
 	unsigned int log2 = 1;
 
 	while (log2 < 10 && (1ull << log2) < frames)
@@ -411,7 +412,8 @@ main(int argc, char **argv)
 		/* After the work, linger: the last ACKs, and pauses still owed, go out. */
 		if (done_at && now - done_at >= run.linger_ns)
 			break;
-		if (run.duration_ns && e.ready && (int64_t)(now - e.start_ns) >= (int64_t)run.duration_ns)
+		if (run.duration_ns && e.ready &&
+		    (int64_t)(now - e.start_ns) >= (int64_t)run.duration_ns)
 			break;
 		if (got == 0 && waiting == 0 && (int64_t)(next - now) > 0)
 			idle_wait(&run, next - now);

@@ -38,7 +38,8 @@ host_json(const struct lsw_hosts *e, const struct lsw_host *h, uint64_t elapsed)
 	char ip[20], gw[20], mac[24], name[48];
 
 	for (int i = 0; i < LSW_HC_MAX; i++)
-		json_object_set_new(ctr, lsw_host_ctr_names[i], json_integer((json_int_t)h->ctr[i]));
+		json_object_set_new(ctr, lsw_host_ctr_names[i],
+				    json_integer((json_int_t)h->ctr[i]));
 	json_object_set_new(port, "tx_packets", json_integer((json_int_t)h->ps.tx_packets));
 	json_object_set_new(port, "tx_bytes", json_integer((json_int_t)h->ps.tx_bytes));
 	json_object_set_new(port, "rx_packets", json_integer((json_int_t)h->ps.rx_packets));
@@ -50,13 +51,16 @@ host_json(const struct lsw_hosts *e, const struct lsw_host *h, uint64_t elapsed)
 		snprintf(name, sizeof(name), "tx_prio%d_pause", p);
 		json_object_set_new(port, name, json_integer((json_int_t)h->ps.tx_pause[p]));
 		snprintf(name, sizeof(name), "rx_prio%d_pause_duration", p);
-		json_object_set_new(port, name, json_integer((json_int_t)(h->ps.rx_pause_ns[p] / 1000)));
+		json_object_set_new(port, name,
+				    json_integer((json_int_t)(h->ps.rx_pause_ns[p] / 1000)));
 		snprintf(name, sizeof(name), "tx_prio%d_pause_duration", p);
-		json_object_set_new(port, name, json_integer((json_int_t)(h->ps.tx_pause_ns[p] / 1000)));
+		json_object_set_new(port, name,
+				    json_integer((json_int_t)(h->ps.tx_pause_ns[p] / 1000)));
 	}
 	for (int d = 1; d < LSW_DROP_MAX; d++)
 		if (h->ps.rx_drop[d])
-			json_object_set_new(drops, lsw_drop_name(d), json_integer((json_int_t)h->ps.rx_drop[d]));
+			json_object_set_new(drops, lsw_drop_name(d),
+					    json_integer((json_int_t)h->ps.rx_drop[d]));
 	lsw_fmt_ipv4(ip, sizeof(ip), h->c.ip);
 	lsw_fmt_ipv4(gw, sizeof(gw), h->c.gw);
 	lsw_fmt_mac(mac, sizeof(mac), &h->c.mac);
@@ -152,7 +156,8 @@ lsw_host_results(const struct lsw_hosts *e, const struct lsw_host_run_state *st)
 		const struct lsw_coll *c = &e->coll[i];
 		json_t *hs = json_array(), *jct = json_array();
 		for (uint32_t k = 0; k < c->n; k++)
-			json_array_append_new(hs, json_string(e->host[e->qp[c->qps[k]].src].c.name));
+			json_array_append_new(hs,
+					      json_string(e->host[e->qp[c->qps[k]].src].c.name));
 		for (uint32_t k = 0; k < c->iter; k++)
 			json_array_append_new(jct, json_real((double)c->jct_ns[k] / 1000));
 		json_array_append_new(colls, json_pack("{s:s, s:o, s:I, s:I, s:I, s:o}",

@@ -325,7 +325,8 @@ wl_ring(struct wl *w)
 	if (c->qps == NULL || c->jct_ns == NULL)
 		return;
 	for (uint32_t i = 0; i < c->n; i++) {
-		int qp = qp_with_posts(w, h[i], h[(i + 1) % c->n], LSW_OPK_WRITE, c->chunk, 0, 0, 0);
+		int qp = qp_with_posts(w, h[i], h[(i + 1) % c->n], LSW_OPK_WRITE, c->chunk,
+				       0, 0, 0);
 		if (qp < 0)
 			return;
 		c->qps[i] = (uint32_t)qp;
@@ -415,7 +416,8 @@ wl_poisson(struct wl *w, const char *cdf_dir)
 	lsw_path_key(p, w->path, "load");
 	v = json_object_get(w->o, "load");
 	if (v == NULL || !json_is_number(v) || (load = json_number_value(v)) <= 0 || load > 1) {
-		lsw_errs_add(w->errs, p, "expected the offered load of each sender's link, in (0, 1]");
+		lsw_errs_add(w->errs, p,
+			     "expected the offered load of each sender's link, in (0, 1]");
 		return;
 	}
 	lsw_path_key(p, w->path, "size_scale");
@@ -428,7 +430,8 @@ wl_poisson(struct wl *w, const char *cdf_dir)
 	v = json_object_get(w->o, "cdf");
 	if (v == NULL || !lsw_jv_str(v, p, 200, &name, w->errs)) {
 		if (v == NULL)
-			lsw_errs_add(w->errs, p, "expected \"websearch\", \"hadoop\" or a CDF file");
+			lsw_errs_add(w->errs, p,
+				     "expected \"websearch\", \"hadoop\" or a CDF file");
 		return;
 	}
 	/* A bare name is one of the distributions shipped with lsw. */
@@ -437,7 +440,8 @@ wl_poisson(struct wl *w, const char *cdf_dir)
 	else
 		snprintf(file, sizeof(file), "%s", name);
 	if (!cdf_load(file, &cdf)) {
-		lsw_errs_add(w->errs, p, "%s: not a CDF file (lines 'SIZE_BYTES CUMULATIVE_PERCENT', "
+		lsw_errs_add(w->errs, p,
+			     "%s: not a CDF file (lines 'SIZE_BYTES CUMULATIVE_PERCENT', "
 			     "rising to 100)", file);
 		return;
 	}
