@@ -73,6 +73,11 @@ NOT_COMMANDS = {
     "break", "continue", "unset", "command", "eval", ".", "[", "test", "echo", "printf",
     "true", "false", "kill", "type", "umask", "ulimit",
 }
+# Commands a script uses where they are installed and does without elsewhere: tools/setup
+# need not install them.
+OPTIONAL_COMMANDS = {
+    "git",  # tests/style.py: the files git tracks, else every file it finds
+}
 
 
 def setup_packages():
@@ -228,7 +233,7 @@ def test_packages():
     project_tools = set(os.listdir(os.path.join(SOURCE, "tools")))
     checked = []
     for cmd, where in sorted(used_cmds.items()):
-        if cmd in NOT_COMMANDS or cmd in project_tools:
+        if cmd in NOT_COMMANDS or cmd in OPTIONAL_COMMANDS or cmd in project_tools:
             continue
         path = system_which(cmd)
         if cmd in COMMANDS:
