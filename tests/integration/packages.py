@@ -34,6 +34,7 @@ COMMANDS = {
     "dpdk-testpmd": "dpdk-dev",
     "ethtool": "ethtool",
     "gcc": "gcc",
+    "git": "git",
     "ip": "iproute2",
     "llvm-cov": "llvm",
     "make": "make",
@@ -72,11 +73,6 @@ NOT_COMMANDS = {
     "if", "then", "else", "elif", "fi", "for", "while", "do", "done", "case", "esac", "in",
     "break", "continue", "unset", "command", "eval", ".", "[", "test", "echo", "printf",
     "true", "false", "kill", "type", "umask", "ulimit",
-}
-# Commands a script uses where they are installed and does without elsewhere: tools/setup
-# need not install them.
-OPTIONAL_COMMANDS = {
-    "git",  # tests/style.py: the files git tracks, else every file it finds
 }
 
 
@@ -233,7 +229,7 @@ def test_packages():
     project_tools = set(os.listdir(os.path.join(SOURCE, "tools")))
     checked = []
     for cmd, where in sorted(used_cmds.items()):
-        if cmd in NOT_COMMANDS or cmd in OPTIONAL_COMMANDS or cmd in project_tools:
+        if cmd in NOT_COMMANDS or cmd in project_tools:
             continue
         path = system_which(cmd)
         if cmd in COMMANDS:
