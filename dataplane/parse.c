@@ -84,14 +84,21 @@ parse_ipv4(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
 	if (avail < sizeof(struct rte_ipv4_hdr))
 		return LSW_DROP_IPV4_TRUNCATED;
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(pkt + off);
-	if ((ip->version_ihl >> 4) != 4)
+	/* Version, IHL and total length from one 32-bit load. Read as a byte, GCC kept the
+	 * version/IHL byte in a stack slot and reloaded it as 32 bits: a load that the byte
+	 * store cannot forward to, which stalled the worker about 5 ns a packet (perf: 9% of
+	 * the full path's time at 64 B). */
+	uint32_t w0;
+	memcpy(&w0, ip, sizeof(w0));
+	w0 = rte_be_to_cpu_32(w0);
+	if ((w0 >> 28) != 4)
 		return LSW_DROP_IPV4_BAD_VERSION;
-	uint32_t ihl = (uint32_t)(ip->version_ihl & 0xf) * 4;
+	uint32_t ihl = (w0 >> 24 & 0xf) * 4;
 	if (ihl < sizeof(struct rte_ipv4_hdr))
 		return LSW_DROP_IPV4_BAD_IHL;
 	if (ihl > avail)
 		return LSW_DROP_IPV4_TRUNCATED;
-	uint32_t tlen = rte_be_to_cpu_16(ip->total_length);
+	uint32_t tlen = w0 & 0xffff;
 	if (tlen < ihl)
 		return LSW_DROP_IPV4_BAD_LENGTH;
 	if (tlen > avail)
