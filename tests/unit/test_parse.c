@@ -108,6 +108,9 @@ test_ipv4_errors(void **state)
 	len = t_build_ipv4(buf, &f);
 	ip->total_length = rte_cpu_to_be_16(19);
 	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_IPV4_BAD_LENGTH);
+	/* Every bit of the total length counts: 0x8000 + what the frame holds is too long. */
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(0x8000 + len - 14));
+	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_IPV4_TRUNCATED);
 	len = t_build_ipv4(buf, &f);
 	ip->hdr_checksum ^= 1;
 	assert_int_equal(lsw_parse(buf, len, &pi), LSW_DROP_IPV4_BAD_CHECKSUM);
