@@ -77,7 +77,10 @@ drop:
 	lsw_count_drop(w, port, d, m);
 }
 
-void
+/* Not inlined into the worker loop (LTO did): the per-packet loop then allocates its
+ * registers without the loop's state, and spills less. A/B, medians of 7 and 9, 64 B:
+ * direct +3.3% and +2.4%, full +0.4% and -0.5%. One call per burst. */
+__rte_noinline void
 lsw_process_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		  struct rte_mbuf **pkts, uint16_t n, uint64_t now)
 {
