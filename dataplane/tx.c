@@ -232,6 +232,37 @@ wd_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port)
 								   LSW_DROP_PFC_WD_TX_DROP);
 }
 
+/* What releasing an entry's buffer depends on besides its queue: its ingress port, PG and
+ * the parts it was charged to, as one word. */
+static inline uint32_t
+qent_key(const struct lsw_qent *e)
+{
+	uint32_t k;
+
+	memcpy(&k, &e->in_port, sizeof(k));
+	return k;
+}
+_Static_assert(offsetof(struct lsw_qent, eg_part) == offsetof(struct lsw_qent, in_port) + 3 &&
+	       offsetof(struct lsw_qent, pg) == offsetof(struct lsw_qent, in_port) + 1 &&
+	       offsetof(struct lsw_qent, in_part) == offsetof(struct lsw_qent, in_port) + 2,
+	       "qent_key reads in_port, pg, in_part and eg_part as one word");
+
+/* Give back @bytes of @pkts entries of @port's queue @q that share @key (qent_key). Out of
+ * line: a run of one flow's packets calls it once. */
+static __rte_noinline void
+release_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port, uint8_t q,
+	    uint32_t key, int64_t bytes, int64_t pkts)
+{
+	struct lsw_qent e;
+
+	memcpy(&e.in_port, &key, sizeof(key));
+	const struct lsw_pkt_meta meta = {
+		.in_port = e.in_port, .pg = e.pg, .in_part = e.in_part, .eg_part = e.eg_part,
+		.out_port = (uint8_t)port, .queue = q,
+	};
+	lsw_buffer_release_bytes(w->buffer, &conf->buffer, &meta, bytes, pkts);
+}
+
 uint32_t
 lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	       uint64_t now)
@@ -299,28 +330,39 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		 * buffer is given back once per run of packets charged alike. */
 		struct lsw_fifo *f = &s->q[q];
 		const bool dwrr = !(c->strict_mask >> q & 1);
-		struct lsw_buffer_acc acc = {.bytes = 0};
 		uint64_t bytes = 0, dropped = 0;
 		uint16_t first = n;
-		/* The run's state in registers, stored once at its end: the head (so that each
-		 * entry's address does not wait on the last one's store), the shaper's tokens
-		 * and the queue's deficit (the release's stores could alias them in memory). */
+		/* The run's state in locals, stored once at its end: the ring and its head (so
+		 * that each entry's address does not wait on the last one's store), the
+		 * shaper's tokens and the queue's deficit. GCC otherwise reloaded the ring from
+		 * memory each packet and kept the release's key byte by byte on the stack. */
+		const struct lsw_qent *slot = f->slot;
+		const uint32_t mask = f->mask, tail = f->tail;
+		const uint64_t overhead = c->overhead;
 		uint32_t head = f->head;
 		int64_t tokens = s->tokens, deficit = s->deficit[q];
+		/* Buffer is given back once per stretch of entries charged alike. */
+		uint32_t key = 0;
+		int64_t rel_bytes = 0, rel_pkts = 0;
 		/* ECN and WRED see the bytes left behind, the departing packet excluded, and
 		 * those the PMD refused, which leave ahead of it. */
 		const uint64_t in_queue = f->bytes + s->pend_bytes, ecn_min = c->ecn_min[q];
 		do {
-			const struct lsw_qent *e = &f->slot[head & f->mask];
+			const struct lsw_qent *e = &slot[head & mask];
 			uint32_t len = e->len;
-			int64_t cost = (int64_t)((len + c->overhead) * bit_ticks);
+			int64_t cost = (int64_t)((len + overhead) * bit_ticks);
 			if (tokens < cost || (dwrr && deficit < (int64_t)len))
 				break;
 			head++;
 			bytes += len;
-			lsw_buffer_release_acc(w->buffer, &conf->buffer, &acc, (uint8_t)port,
-					       (uint8_t)q, e->in_port, e->pg, e->in_part,
-					       e->eg_part, e->charged);
+			uint32_t k = qent_key(e);
+			if (k != key && rel_pkts != 0) {
+				release_run(w, conf, port, (uint8_t)q, key, rel_bytes, rel_pkts);
+				rel_bytes = rel_pkts = 0;
+			}
+			key = k;
+			rel_bytes += e->charged;
+			rel_pkts++;
 			uint64_t behind = in_queue - bytes;
 			if (unlikely(behind > ecn_min) &&
 			    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m,
@@ -332,11 +374,12 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			tokens -= cost;
 			deficit -= dwrr ? len : 0;
 			pkts[n++] = e->m;
-		} while (n < LSW_BURST && head != f->tail);
+		} while (n < LSW_BURST && head != tail);
 		lsw_publish(&f->head, head);
 		s->tokens = tokens;
 		s->deficit[q] = deficit;
-		lsw_buffer_acc_flush(w->buffer, &conf->buffer, &acc);
+		if (rel_pkts != 0)
+			release_run(w, conf, port, (uint8_t)q, key, rel_bytes, rel_pkts);
 		f->bytes -= bytes;
 		w->buffer->ctr.q_tx_pkts[port][q] += n - first;
 		w->buffer->ctr.q_tx_bytes[port][q] += bytes - dropped;

@@ -387,7 +387,7 @@ void lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
 			   struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 			   uint16_t ip, uint8_t pg, uint16_t op, uint8_t q);
 /* Give back @c bytes charged as @meta records (by any worker): one packet's, or the sum
- * over consecutive packets charged alike (see lsw_buffer_release_acc). */
+ * over consecutive packets charged alike (the egress run's release_run, tx.c). */
 static inline void
 lsw_buffer_release_bytes(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 			 const struct lsw_pkt_meta *meta, int64_t c, int64_t pkts)
@@ -417,42 +417,6 @@ lsw_buffer_release(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc
 {
 	lsw_buffer_release_bytes(mine, mc, meta, meta->charged, 1);
 }
-
-/* Releases of consecutive packets of one queue charged to the same buckets, summed. */
-struct lsw_buffer_acc {
-	struct lsw_pkt_meta meta; /* the buckets */
-	int64_t bytes;
-	int64_t pkts;
-};
-
-static inline void
-lsw_buffer_acc_flush(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
-		     struct lsw_buffer_acc *a)
-{
-	if (a->pkts) {
-		lsw_buffer_release_bytes(mine, mc, &a->meta, a->bytes, a->pkts);
-		a->bytes = a->pkts = 0;
-	}
-}
-
-/* Add one packet of @out_port/@queue charged to @in_port/@pg/@in_part/@eg_part. */
-static inline void
-lsw_buffer_release_acc(struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
-		       struct lsw_buffer_acc *a, uint8_t out_port, uint8_t queue, uint8_t in_port,
-		       uint8_t pg, uint8_t in_part, uint8_t eg_part, uint32_t charged)
-{
-	struct lsw_pkt_meta *k = &a->meta;
-
-	if (a->pkts == 0 || in_port != k->in_port || pg != k->pg || in_part != k->in_part ||
-	    eg_part != k->eg_part || out_port != k->out_port || queue != k->queue) {
-		lsw_buffer_acc_flush(mine, mc, a);
-		*k = (struct lsw_pkt_meta){.in_port = in_port, .pg = pg, .out_port = out_port,
-					   .queue = queue, .in_part = in_part, .eg_part = eg_part};
-	}
-	a->bytes += charged;
-	a->pkts++;
-}
-
 
 /* ABM's inputs for PG (@queue false) or queue @idx of @port (lsw_buffer_limit). */
 void lsw_buffer_abm_in(struct lsw_buffer_lcore *const *all, uint16_t n,
