@@ -340,7 +340,7 @@ test_egress_release(void **state)
 	assert_true(use->pg_occ[E0][3][LSW_PART_RESERVED] > 0);
 	assert_true(use->pg_occ[E0][3][LSW_PART_SHARED] > 0);
 	assert_int_equal(lsw_fifo_count(&t->sw.dp.sched[E8]->q[3]), RTE_DIM(order));
-	/* Egress runs (the shaper lets a few through at a time) until the queue is empty. */
+	/* Egress runs, on a clock that moves 1 ms between them, until the queue is empty. */
 	uint64_t sent = 0;
 	while (lsw_fifo_count(&t->sw.dp.sched[E8]->q[3]) != 0) {
 		sent += lsw_egress_run(&t->w, t->conf, E8, now);
