@@ -318,7 +318,7 @@ test_egress_release(void **state)
 	};
 	struct t_switch *t = t_switch_new(MIX_CONFIG);
 	struct lsw_buffer_use *use = &t->w.buffer->use;
-	static uint8_t buf[2048];
+	static uint8_t buf[4096]; /* frames up to 1000 + 64 * 17 bytes */
 	int64_t charged[2][LSW_NUM_PG] = {{0}};
 	uint64_t now = 1;
 
