@@ -63,6 +63,25 @@ wm(uint64_t *w, int64_t v)
 		*w = (uint64_t)v;
 }
 
+/* The size histograms take a run of equal sizes in one update: @last_len and @same hold
+ * the run so far; the caller adds the last one. */
+static inline void
+hist_count(struct lsw_buffer_lcore *mine, uint8_t tc, uint32_t len, uint32_t *last_len,
+	   uint32_t *same)
+{
+	uint32_t l = RTE_MIN(len, (uint32_t)LSW_MAX_FRAME);
+
+	if (l != *last_len) {
+		if (*same) {
+			mine->ctr.tc_hist[tc][lsw_hist_bin[*last_len]] += *same;
+			mine->ctr.len_hist[*last_len] += *same;
+		}
+		*last_len = l;
+		*same = 0;
+	}
+	(*same)++;
+}
+
 /*
  * Admit @k packets that share one (ingress port, PG) and one (egress port, queue), in
  * order. Each is decided against the state as it stands after the ones before it, as if
@@ -120,11 +139,12 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 	 * one by one. part[i]: bit 0 set for the ingress shared partition, bit 1 for the
 	 * egress one. */
 	uint8_t part[LSW_BURST];
+	uint32_t charge[LSW_BURST];
+	int64_t fr = 0, fer = 0, fs = 0, fes = 0;
 	bool fast = false;
 	if (k <= LSW_BURST && k <= pkt_room) {
-		int64_t fr = 0, fer = 0, fs = 0, fes = 0;
 		for (uint16_t i = 0; i < k; i++) {
-			const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
+			const int64_t c = charge[i] = lsw_buffer_charge(mc, len[i]);
 			const bool in_sh = r0 + fr + c > (int64_t)pp->reserved;
 			const bool eg_sh = er0 + fer + c > (int64_t)qp->reserved;
 			fr += in_sh ? 0 : c;
@@ -143,16 +163,28 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 								   &eg_abm)));
 	}
 
+	/* The whole run admitted: its sums are the first pass's; each packet only gets its
+	 * charge and parts written. */
+	if (likely(fast)) {
+		for (uint16_t i = 0; i < k; i++) {
+			struct lsw_pkt_meta *m = meta[i];
+			m->charged = charge[i];
+			m->in_part = part[i] & 1 ? LSW_PART_SHARED : LSW_PART_RESERVED;
+			m->eg_part = part[i] & 2 ? LSW_PART_SHARED : LSW_PART_RESERVED;
+			m->flags |= LSW_META_CHARGED;
+			drop[i] = LSW_DROP_NONE;
+			bytes += len[i];
+			hist_count(mine, tc, len[i], &last_len, &same);
+		}
+		dr = fr, ds = fs, der = fer, des = fes;
+		admitted = k;
+		goto counted;
+	}
 	for (uint16_t i = 0; i < k; i++) {
 		const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
 		int in_part, eg_part;
 		enum lsw_drop d = LSW_DROP_NONE;
 
-		if (likely(fast)) {
-			in_part = part[i] & 1 ? LSW_PART_SHARED : LSW_PART_RESERVED;
-			eg_part = part[i] & 2 ? LSW_PART_SHARED : LSW_PART_RESERVED;
-			goto decided;
-		}
 		/* Ingress (port, PG): reserved, shared under the threshold, then headroom. */
 		if (admitted >= pkt_room) {
 			d = LSW_DROP_MBUF_LIMIT;
@@ -191,7 +223,6 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 					d = LSW_DROP_EGRESS_QUEUE_THRESHOLD;
 			}
 		}
-decided:
 		drop[i] = (uint8_t)d;
 		if (d != LSW_DROP_NONE) {
 			drops[lsw_qdrop_of(d)]++;
@@ -210,17 +241,9 @@ decided:
 		des += eg_part == LSW_PART_SHARED ? c : 0;
 		bytes += len[i];
 		admitted++;
-		uint32_t l = RTE_MIN(len[i], (uint32_t)LSW_MAX_FRAME);
-		if (l != last_len) {
-			if (same) {
-				mine->ctr.tc_hist[tc][lsw_hist_bin[last_len]] += same;
-				mine->ctr.len_hist[last_len] += same;
-			}
-			last_len = l;
-			same = 0;
-		}
-		same++;
+		hist_count(mine, tc, len[i], &last_len, &same);
 	}
+counted:
 	if (same) {
 		mine->ctr.tc_hist[tc][lsw_hist_bin[last_len]] += same;
 		mine->ctr.len_hist[last_len] += same;
