@@ -63,8 +63,18 @@ wm(uint64_t *w, int64_t v)
 		*w = (uint64_t)v;
 }
 
-/* The size histograms take a run of equal sizes in one update: @last_len and @same hold
- * the run so far; the caller adds the last one. */
+/* The size histograms take a run of @same frames of @len bytes in one update. */
+static inline void
+hist_flush(struct lsw_buffer_lcore *mine, uint8_t tc, uint32_t len, uint32_t same)
+{
+	if (same) {
+		mine->ctr.tc_hist[tc][lsw_hist_bin[len]] += same;
+		mine->ctr.len_hist[len] += same;
+	}
+}
+
+/* Count a frame of @len bytes: @last_len and @same hold the run of equal sizes so far;
+ * the caller flushes the last one (hist_flush). */
 static inline void
 hist_count(struct lsw_buffer_lcore *mine, uint8_t tc, uint32_t len, uint32_t *last_len,
 	   uint32_t *same)
@@ -72,10 +82,7 @@ hist_count(struct lsw_buffer_lcore *mine, uint8_t tc, uint32_t len, uint32_t *la
 	uint32_t l = RTE_MIN(len, (uint32_t)LSW_MAX_FRAME);
 
 	if (l != *last_len) {
-		if (*same) {
-			mine->ctr.tc_hist[tc][lsw_hist_bin[*last_len]] += *same;
-			mine->ctr.len_hist[*last_len] += *same;
-		}
+		hist_flush(mine, tc, *last_len, *same);
 		*last_len = l;
 		*same = 0;
 	}
@@ -244,10 +251,7 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 		hist_count(mine, tc, len[i], &last_len, &same);
 	}
 counted:
-	if (same) {
-		mine->ctr.tc_hist[tc][lsw_hist_bin[last_len]] += same;
-		mine->ctr.len_hist[last_len] += same;
-	}
+	hist_flush(mine, tc, last_len, same);
 
 	/* One write per state word for the run. */
 	mine->use.pg_occ[ip][pg][LSW_PART_RESERVED] += dr;
