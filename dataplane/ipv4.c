@@ -204,11 +204,11 @@ ipv4_route(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_po
 	   struct rte_mbuf *m, const struct lsw_pkt_info *pi, const struct rte_ipv4_hdr *ip,
 	   uint32_t dst, uint64_t now, struct ipv4_next *nx, enum lsw_drop *d)
 {
-	const struct lsw_fib *fib = w->dp->fib;
+	const struct lsw_fib *fib = w->fib;
 	const struct lsw_nh *nh;
 	uint32_t v;
 
-	if (unlikely(rte_lpm_lookup(fib->lpm, dst, &v) != 0)) {
+	if (unlikely(rte_lpm_lookup(w->lpm, dst, &v) != 0)) {
 		*d = LSW_DROP_LPM4_MISS;
 		return false;
 	}

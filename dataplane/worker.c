@@ -18,6 +18,8 @@ lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned 
 {
 	memset(w, 0, sizeof(*w));
 	w->dp = dp;
+	w->fib = dp->fib;
+	w->lpm = dp->fib->lpm;
 	w->idx = idx;
 	w->lcore = lcore;
 	w->ctr = &dp->ctr[idx];
