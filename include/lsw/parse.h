@@ -44,5 +44,8 @@ struct lsw_pkt_info {
 /* Fill @pi from the @len bytes at @pkt. Returns LSW_DROP_NONE, or the reason the frame is
  * malformed. IPv4 header checksums are verified here. */
 enum lsw_drop lsw_parse(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi);
+/* The same without the fast path for plain IPv4 frames: every field one by one. For the
+ * tests that check the two against each other. */
+enum lsw_drop lsw_parse_careful(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi);
 
 #endif
