@@ -17,23 +17,32 @@ roce_input(struct lsw_worker *w, uint16_t in_port, const struct rte_mbuf *m,
 		c[LSW_PC_ROCE_CNP_IN_PKTS]++;
 }
 
-/* The TTL/protocol word changes: an incremental checksum update. */
+/* The TTL/protocol word m becomes m - 0x100: RFC 1624's HC' = ~(~HC + ~m + m'), where
+ * ~m + m' is 0xfeff whatever m. One's complement sums do not depend on byte order (RFC
+ * 1071), so it is done on the field as it lies in memory, without byte swaps; one fold
+ * suffices, as 0xffff + 0xfeff carries once. */
 void
 lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip)
 {
-	uint16_t m = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+	uint32_t sum = (uint16_t)~ip->hdr_checksum + (uint32_t)RTE_BE16(0xfeff);
 
 	ip->time_to_live--;
-	ip->hdr_checksum = lsw_csum_update16(ip->hdr_checksum, m, (uint16_t)(m - 0x100));
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->hdr_checksum = (rte_be16_t)~sum;
 }
 
-/* Martian addresses, judged on the first octet alone so the common case is one test. */
+/* First octets a source (bit 0) or a destination (bit 1) may not have, or not always. */
+static const uint8_t martian_octet[256] = {
+	[0] = 1, [127] = 3, [224 ... 255] = 3,
+};
+
+/* Martian addresses, judged on the first octet alone (one table) in the common case. */
 static inline enum lsw_drop
 check_addrs(uint32_t src, uint32_t dst)
 {
 	uint8_t s = (uint8_t)(src >> 24), d = (uint8_t)(dst >> 24);
 
-	if (likely(s != 0 && s != 127 && s < 224 && d != 127 && d < 224))
+	if (likely(((martian_octet[s] & 1) | (martian_octet[d] & 2)) == 0))
 		return LSW_DROP_NONE;
 	if (src == 0)
 		return LSW_DROP_SIP_UNSPECIFIED;
@@ -89,19 +98,14 @@ wd_dropped(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbu
 	return false;
 }
 
-/* Queue a routed packet (meta: in_port, tc, pg) for admission to @out's queue for its TC.
- * Admission runs per burst (lsw_admit_flush), so that packets of one class share the work.
- * Inlined into the forwarding path; lsw_ipv4_output is the same for other callers. */
+/* Queue a routed packet whose meta is complete (out_port and queue too) for admission to
+ * @out's queue. Admission runs per burst (lsw_admit_flush), so that packets of one class
+ * share the work. Inlined into the forwarding path, which knows the ports' state. */
 static __rte_always_inline void
-ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
-	    struct rte_mbuf *m)
+ipv4_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in,
+	     const struct lsw_port_dp *op, uint16_t out, struct rte_mbuf *m)
 {
-	struct lsw_pkt_meta *meta = lsw_meta(m);
-
-	meta->out_port = (uint8_t)out;
-	meta->queue = conf->buffer.tc_q[out][meta->tc];
-	if (unlikely(conf->port[out].wd_drop | conf->port[meta->in_port].wd_drop) &&
-	    wd_dropped(w, conf, m))
+	if (unlikely(op->wd_drop | conf->port[in].wd_drop) && wd_dropped(w, conf, m))
 		return;
 	if (unlikely(conf->direct)) {
 		lsw_tx_enqueue(w, conf, out, m);
@@ -112,11 +116,16 @@ ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
 		lsw_admit_flush(w, conf);
 }
 
+/* The same for a packet whose meta has in_port, tc and pg (one released by ARP). */
 void
 lsw_ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
 		struct rte_mbuf *m)
 {
-	ipv4_output(w, conf, out, m);
+	struct lsw_pkt_meta *meta = lsw_meta(m);
+
+	meta->out_port = (uint8_t)out;
+	meta->queue = conf->buffer.tc_q[out][meta->tc];
+	ipv4_enqueue(w, conf, meta->in_port, &conf->port[out], out, m);
 }
 
 /* The traffic class: from DSCP (or 802.1p where the port maps it); RoCEv2 CNPs ride
@@ -288,7 +297,7 @@ ipv4_forward(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_
 	lsw_ipv4_ttl_dec(ip);
 	if (likely(nx->mac & LSW_NH_MAC_VALID)) {
 		lsw_l2_routed(m, nx->mac, op, tc, pi->flags & LSW_PF_VLAN, LSW_ETHERTYPE_IPV4);
-		ipv4_output(w, conf, out, m);
+		ipv4_enqueue(w, conf, in_port, op, out, m);
 		return LSW_DROP_NONE;
 	}
 	/* Held untagged: the header is written when the neighbor resolves. */
