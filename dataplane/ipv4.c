@@ -107,8 +107,8 @@ ipv4_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in,
 {
 	if (unlikely(op->wd_drop | conf->port[in].wd_drop) && wd_dropped(w, conf, m))
 		return;
-	if (unlikely(conf->direct)) {
-		lsw_tx_enqueue(w, conf, out, m);
+	if (unlikely(conf->direct)) { /* lsw_tx_enqueue's choice, without its call */
+		lsw_tx_stage(w, conf, out, m);
 		return;
 	}
 	w->adm[w->n_adm++] = m;

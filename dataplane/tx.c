@@ -33,16 +33,6 @@ push_local(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		drop_queued(w, conf, port, m, LSW_DROP_TX_RING_FULL);
 }
 
-static inline void
-stage(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port, struct rte_mbuf *m)
-{
-	struct lsw_txbuf *b = &w->txb[port];
-
-	b->pkt[b->n++] = m;
-	if (b->n == LSW_BURST)
-		lsw_tx_flush(w, conf, port);
-}
-
 void
 lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	       struct rte_mbuf *m)
@@ -51,7 +41,7 @@ lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 	if (likely(conf->port[port].owner == w->idx) && !conf->direct)
 		push_local(w, conf, port, m);
 	else
-		stage(w, conf, port, m);
+		lsw_tx_stage(w, conf, port, m);
 }
 
 void

@@ -380,6 +380,19 @@ void lsw_tx_ctl(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t 
 		struct rte_mbuf *m);
 void lsw_tx_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port);
 void lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf);
+
+/* Stage @m for @port: sent, or handed to the port's owner, once LSW_BURST are staged or at
+ * the loop's end (lsw_tx_flush_all). Inline: direct forwarding stages every packet. */
+static inline void
+lsw_tx_stage(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+	     struct rte_mbuf *m)
+{
+	struct lsw_txbuf *b = &w->txb[port];
+
+	b->pkt[b->n++] = m;
+	if (b->n == LSW_BURST)
+		lsw_tx_flush(w, conf, port);
+}
 uint32_t lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf);
 /* Send what the scheduler and shaper allow on @port now (owner only). */
 uint32_t lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
