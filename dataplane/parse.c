@@ -24,16 +24,22 @@ rd24(const uint8_t *p)
 static __rte_always_inline enum lsw_drop
 parse_l4(const uint8_t *pkt, uint32_t off, uint32_t avail, struct lsw_pkt_info *pi)
 {
+	/* The protocol in a local: through @pi, GCC reloads it after every store. */
+	const uint8_t proto = pi->l4_proto;
+	uint32_t ports;
+
 	pi->l4_off = (uint16_t)off;
-	if (pi->l4_proto != IPPROTO_UDP && pi->l4_proto != IPPROTO_TCP)
+	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
 		return LSW_DROP_NONE;
 	/* A UDP header is 8 bytes; for TCP the ports are all the switch reads. */
-	if (avail < (pi->l4_proto == IPPROTO_UDP ? 8u : 20u))
+	if (avail < (proto == IPPROTO_UDP ? 8u : 20u))
 		return LSW_DROP_L4_TRUNCATED;
-	pi->sport = rd16(pkt + off);
-	pi->dport = rd16(pkt + off + 2);
+	memcpy(&ports, pkt + off, sizeof(ports)); /* both ports in one load */
+	ports = rte_be_to_cpu_32(ports);
+	pi->sport = (uint16_t)(ports >> 16);
+	pi->dport = (uint16_t)ports;
 	pi->flags |= LSW_PF_L4;
-	if (pi->l4_proto != IPPROTO_UDP || pi->dport != LSW_ROCEV2_PORT)
+	if (proto != IPPROTO_UDP || (uint16_t)ports != LSW_ROCEV2_PORT)
 		return LSW_DROP_NONE;
 	if (avail < 8u + LSW_BTH_LEN)
 		return LSW_DROP_BTH_TRUNCATED;
