@@ -88,21 +88,37 @@ lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t now)
 		if (servable(s, q, now))
 			return q;
 	}
-	/* DWRR: visit queues in turn; each visit adds a quantum, serving while the head fits.
-	 * A quantum of weight 1 fits any frame, so two passes always find one. */
-	for (int tries = 0; tries < 2 * LSW_NUM_QUEUES + 1; tries++) {
-		int q = s->rr;
-		if (!(c->strict_mask >> q & 1)) {
-			if (s->q[q].head == s->q[q].tail) {
-				s->deficit[q] = 0; /* an empty queue keeps no credit */
-			} else if (servable(s, q, now)) {
-				if (!s->rr_fresh) {
-					s->deficit[q] += c->quantum[q];
-					s->rr_fresh = true;
-				}
-				if (s->deficit[q] >= (int64_t)lsw_fifo_head_len(&s->q[q]))
-					return q;
+	/*
+	 * DWRR: the queues holding packets, visited in turn from s->rr; each visit adds a
+	 * quantum, serving while the head fits. A quantum of weight 1 fits any frame, so two
+	 * passes always find one. An empty queue keeps no credit (DRR's rule), and the turn
+	 * goes straight past it: stepping through them one by one, a port with one busy queue
+	 * went through seven empty ones every two frames of 4 KB (a quantum of weight 1 is
+	 * one 9238-byte frame), which cost 6.5% of the full path at 4160 B.
+	 */
+	uint32_t busy = 0;
+	for (int q = 0; q < LSW_NUM_QUEUES; q++) {
+		if (s->q[q].head != s->q[q].tail)
+			busy |= 1u << q;
+		else
+			s->deficit[q] = 0;
+	}
+	busy &= ~(uint32_t)c->strict_mask;
+	for (int tries = 0; busy != 0 && tries < 2 * LSW_NUM_QUEUES + 1; tries++) {
+		/* The next queue with packets from s->rr on, round the ring. */
+		uint32_t ahead = (busy | busy << LSW_NUM_QUEUES) >> s->rr;
+		int q = (s->rr + __builtin_ctz(ahead)) % LSW_NUM_QUEUES;
+		if (q != s->rr) {
+			s->rr = (uint8_t)q;
+			s->rr_fresh = false;
+		}
+		if ((int64_t)(now - s->pause_until[q]) >= 0) {
+			if (!s->rr_fresh) {
+				s->deficit[q] += c->quantum[q];
+				s->rr_fresh = true;
 			}
+			if (s->deficit[q] >= (int64_t)lsw_fifo_head_len(&s->q[q]))
+				return q;
 		}
 		s->rr = (uint8_t)((q + 1) % LSW_NUM_QUEUES);
 		s->rr_fresh = false;

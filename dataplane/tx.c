@@ -293,10 +293,12 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		s->tokens -= (int64_t)((m->pkt_len + c->overhead) * bit_ticks);
 		pkts[n++] = m;
 	}
-	uint32_t queued = lsw_fifo_count(&s->ctl);
+	/* The data queues holding packets. Nothing is queued here during the run (the worker
+	 * is the queues' only writer), so a queue only leaves this set. */
+	uint32_t busy = 0;
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
-		queued |= lsw_fifo_count(&s->q[q]);
-	if (queued == 0) {
+		busy |= (uint32_t)(lsw_fifo_count(&s->q[q]) != 0) << q;
+	if ((busy | lsw_fifo_count(&s->ctl)) == 0) {
 		if (n)
 			egress_tx(w, conf, port, pkts, n);
 		return n;
@@ -320,6 +322,12 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		 * buffer is given back once per run of packets charged alike. */
 		struct lsw_fifo *f = &s->q[q];
 		const bool dwrr = !(c->strict_mask >> q & 1);
+		/* A DWRR queue alone with packets: when its credit runs out, a new round
+		 * would pass every other queue (empty, no credit) and come straight back to
+		 * it with one more quantum (lsw_sched_pick). It gets the quantum here and the
+		 * run goes on: runs of two 4-KB frames cost 5% at 4160 B. */
+		const bool alone = dwrr && busy == 1u << q;
+		const int64_t quantum = c->quantum[q];
 		uint64_t bytes = 0, dropped = 0;
 		uint16_t first = n;
 		/* The run's state in locals, stored once at its end: the ring and its head (so
@@ -341,8 +349,13 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			const struct lsw_qent *e = &slot[head & mask];
 			uint32_t len = e->len;
 			int64_t cost = (int64_t)((len + overhead) * bit_ticks);
-			if (tokens < cost || (dwrr && deficit < (int64_t)len))
+			if (tokens < cost)
 				break;
+			if (dwrr && deficit < (int64_t)len) {
+				if (!alone)
+					break;
+				deficit += quantum; /* >= len: a quantum fits any frame */
+			}
 			head++;
 			bytes += len;
 			uint32_t k = qent_key(e);
@@ -366,6 +379,8 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			pkts[n++] = e->m;
 		} while (n < LSW_BURST && head != tail);
 		lsw_publish(&f->head, head);
+		if (head == tail)
+			busy &= ~(1u << q);
 		s->tokens = tokens;
 		s->deficit[q] = deficit;
 		if (rel_pkts != 0)
