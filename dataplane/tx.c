@@ -325,7 +325,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		/* A DWRR queue alone with packets: when its credit runs out, a new round
 		 * would pass every other queue (empty, no credit) and come straight back to
 		 * it with one more quantum (lsw_sched_pick). It gets the quantum here and the
-		 * run goes on: runs of two 4-KB frames cost 5% at 4160 B. */
+		 * run goes on, rather than in runs of two 4-KB frames. */
 		const bool alone = dwrr && busy == 1u << q;
 		const int64_t quantum = c->quantum[q];
 		uint64_t bytes = 0, dropped = 0;

@@ -393,6 +393,7 @@ lsw_tx_stage(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t por
 	if (b->n == LSW_BURST)
 		lsw_tx_flush(w, conf, port);
 }
+
 uint32_t lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf);
 /* Send what the scheduler and shaper allow on @port now (owner only). */
 uint32_t lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
