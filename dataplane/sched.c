@@ -113,7 +113,7 @@ lsw_sched_pick(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t now)
 			s->rr = (uint8_t)q;
 			s->rr_fresh = false;
 		}
-		if ((int64_t)(now - s->pause_until[q]) >= 0) {
+		if (servable(s, q, now)) {
 			if (!s->rr_fresh) {
 				s->deficit[q] += c->quantum[q];
 				s->rr_fresh = true;
