@@ -90,18 +90,19 @@ hist_count(struct lsw_buffer_lcore *mine, uint8_t tc, uint32_t len, uint32_t *la
 }
 
 /*
- * Admit @k packets that share one (ingress port, PG) and one (egress port, queue), in
- * order. Each is decided against the state as it stands after the ones before it, as if
- * admitted one by one, but the state is read once and written once for the whole run.
- * drop[i] gets the reason packet i is refused, or LSW_DROP_NONE; returns the admitted count.
+ * Admit @k packets of @len bytes that share one (ingress port, PG), one (egress port,
+ * queue) and one TC, those of @cls, in order. Each is decided against the state as it
+ * stands after the ones before it, as if admitted one by one, but the state is read once
+ * and written once for the whole run. drop[i] gets the reason packet i is refused, or
+ * LSW_DROP_NONE; res[i] what an admitted one was charged. Returns the admitted count.
  */
 uint16_t
 lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
-		     const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *const *meta,
-		     const uint32_t *len, uint16_t k, uint8_t *drop)
+		     const struct lsw_buffer_dp *mc, const struct lsw_pkt_meta *cls,
+		     const uint32_t *len, uint16_t k, uint8_t *drop, struct lsw_charge *res)
 {
-	const uint16_t ip = meta[0]->in_port, op = meta[0]->out_port;
-	const uint8_t pg = meta[0]->pg, q = meta[0]->queue, tc = meta[0]->tc;
+	const uint16_t ip = cls->in_port, op = cls->out_port;
+	const uint8_t pg = cls->pg, q = cls->queue, tc = cls->tc;
 	const struct lsw_prof_dp *pp = &mc->pg[ip][pg], *qp = &mc->q[op][q];
 	const struct lsw_pool_dp *ipool = &mc->pool[pp->pool], *epool = &mc->pool[qp->pool];
 	/* Occupancy now; the d* are what this run adds. */
@@ -143,22 +144,23 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 	 * threshold; then the shared bytes the run adds are checked once, at the run's end.
 	 * Each policy's threshold only falls as shared bytes are added (complete sharing's
 	 * stays level), so what fits at the end fits at every packet: the same decisions as
-	 * one by one. part[i]: bit 0 set for the ingress shared partition, bit 1 for the
-	 * egress one. */
-	uint8_t part[LSW_BURST];
-	uint32_t charge[LSW_BURST];
+	 * one by one. Each packet's charge goes to res[i] as it is found (a part is one bit,
+	 * over the reserve or not); the slow way below writes them anew. */
 	int64_t fr = 0, fer = 0, fs = 0, fes = 0;
+	uint64_t flen = 0;
 	bool fast = false;
-	if (k <= LSW_BURST && k <= pkt_room) {
+	if (k <= pkt_room) {
 		for (uint16_t i = 0; i < k; i++) {
-			const int64_t c = charge[i] = lsw_buffer_charge(mc, len[i]);
+			const int64_t c = lsw_buffer_charge(mc, len[i]);
 			const bool in_sh = r0 + fr + c > (int64_t)pp->reserved;
 			const bool eg_sh = er0 + fer + c > (int64_t)qp->reserved;
 			fr += in_sh ? 0 : c;
 			fs += in_sh ? c : 0;
 			fer += eg_sh ? 0 : c;
 			fes += eg_sh ? c : 0;
-			part[i] = (uint8_t)(in_sh | eg_sh << 1);
+			flen += len[i];
+			res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .in_part = in_sh,
+						     .eg_part = eg_sh};
 		}
 		fast = (fs == 0 ||
 			(ips0 + fs <= (int64_t)ipool->shared &&
@@ -170,20 +172,13 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 								   &eg_abm)));
 	}
 
-	/* The whole run admitted: its sums are the first pass's; each packet only gets its
-	 * charge and parts written. */
+	/* The whole run admitted: its sums and charges are the first pass's. */
 	if (likely(fast)) {
-		for (uint16_t i = 0; i < k; i++) {
-			struct lsw_pkt_meta *m = meta[i];
-			m->charged = charge[i];
-			m->in_part = part[i] & 1 ? LSW_PART_SHARED : LSW_PART_RESERVED;
-			m->eg_part = part[i] & 2 ? LSW_PART_SHARED : LSW_PART_RESERVED;
-			m->flags |= LSW_META_CHARGED;
-			drop[i] = LSW_DROP_NONE;
-			bytes += len[i];
+		memset(drop, LSW_DROP_NONE, k);
+		for (uint16_t i = 0; i < k; i++)
 			hist_count(mine, tc, len[i], &last_len, &same);
-		}
 		dr = fr, ds = fs, der = fer, des = fes;
+		bytes = flen;
 		admitted = k;
 		goto counted;
 	}
@@ -236,11 +231,8 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 			dropped_bytes += len[i];
 			continue;
 		}
-		struct lsw_pkt_meta *m = meta[i];
-		m->charged = (uint32_t)c;
-		m->in_part = (uint8_t)in_part;
-		m->eg_part = (uint8_t)eg_part;
-		m->flags |= LSW_META_CHARGED;
+		res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .in_part = (uint8_t)in_part,
+					     .eg_part = (uint8_t)eg_part};
 		dr += in_part == LSW_PART_RESERVED ? c : 0;
 		ds += in_part == LSW_PART_SHARED ? c : 0;
 		dh += in_part == LSW_PART_HEADROOM ? c : 0;
@@ -288,9 +280,11 @@ enum lsw_drop
 lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buffer_lcore *mine,
 		 const struct lsw_buffer_dp *mc, struct lsw_pkt_meta *meta, uint32_t len)
 {
+	struct lsw_charge c;
 	uint8_t d;
 
-	lsw_buffer_admit_run(all, n, mine, mc, &meta, &len, 1, &d);
+	if (lsw_buffer_admit_run(all, n, mine, mc, meta, &len, 1, &d, &c) == 1)
+		lsw_meta_charge(meta, &c);
 	return (enum lsw_drop)d;
 }
 
@@ -493,6 +487,7 @@ void
 lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
 	struct lsw_pkt_meta *meta[LSW_BURST];
+	struct lsw_charge res[LSW_BURST];
 	uint32_t len[LSW_BURST];
 	uint8_t drop[LSW_BURST];
 	uint16_t n = w->n_adm;
@@ -511,24 +506,29 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 			;
 		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
 		uint16_t admitted = lsw_buffer_admit_run(w->dp->buffer, conf->n_workers, w->buffer,
-							 &conf->buffer, meta + i, len + i, k,
-							 drop + i);
+							 &conf->buffer, meta[i], len + i, k,
+							 drop + i, res + i);
 		/* Within one worker occupancy only grows here, so the run's end is its peak. */
 		lsw_buffer_watermarks(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
 				      meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);
 		/* The run's queue, when it is ours: no per-packet lookups. */
 		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
 				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
-		/* The common case: the whole run admitted, to our queue, in one push. */
+		/* The common case: the whole run admitted, to our queue, in one push; its
+		 * entries are written from the charges, and the metas are not. */
 		if (likely(f != NULL && admitted == k) &&
-		    lsw_fifo_push_run(f, w->adm + i, meta + i, len + i, k))
+		    lsw_fifo_push_run(f, w->adm + i, res + i, len + i, k, meta[i]->in_port,
+				      meta[i]->pg))
 			continue;
 		for (uint16_t x = i; x < j; x++) {
 			enum lsw_drop d = (enum lsw_drop)drop[x];
-			if (unlikely(d != LSW_DROP_NONE))
+			if (unlikely(d != LSW_DROP_NONE)) {
 				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
 					       w->adm[x]);
-			else if (likely(f != NULL))
+				continue;
+			}
+			lsw_meta_charge(meta[x], &res[x]);
+			if (likely(f != NULL))
 				/* The queue holds every mbuf: this never fails. */
 				lsw_fifo_push(f, w->adm[x], meta[x]);
 			else

@@ -118,6 +118,19 @@ enum lsw_meta_flag {
 	LSW_META_CNP = 8,     /* RoCEv2 CNP: never marked nor WRED-dropped */
 };
 
+/* What admission charged one packet: its bytes, rounded up to cells, and the parts of its
+ * ingress PG and egress queue they went to. Admission writes these to an array: a packet
+ * bound for its worker's own queue goes into a queue entry straight from it, and only one
+ * handed elsewhere gets them in its meta (lsw_meta_charge). */
+struct lsw_charge {
+	uint16_t bytes;       /* <= 2 * LSW_MAX_FRAME (lsw_qent.charged) */
+	uint8_t in_part;      /* enum lsw_buffer_part */
+	uint8_t eg_part;
+};
+
+/* The first pass of a run's admission writes a part as the bit "over the reserve". */
+_Static_assert(LSW_PART_RESERVED == 0 && LSW_PART_SHARED == 1, "a part from one bit");
+
 extern int lsw_meta_offset;
 int lsw_meta_register(void);
 
@@ -376,8 +389,19 @@ lsw_buffer_pool_shared(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t 
 
 uint16_t lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n,
 			      struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
-			      struct lsw_pkt_meta *const *meta, const uint32_t *len, uint16_t k,
-			      uint8_t *drop);
+			      const struct lsw_pkt_meta *cls, const uint32_t *len, uint16_t k,
+			      uint8_t *drop, struct lsw_charge *res);
+
+/* Record in @meta what admission charged its packet (@c): it is released on the way out. */
+static inline void
+lsw_meta_charge(struct lsw_pkt_meta *meta, const struct lsw_charge *c)
+{
+	meta->charged = c->bytes;
+	meta->in_part = c->in_part;
+	meta->eg_part = c->eg_part;
+	meta->flags |= LSW_META_CHARGED;
+}
+
 /* Admission of a frame of @len bytes whose meta holds in_port, pg, out_port, queue, tc.
  * On success the meta records the buckets charged; otherwise the reason to drop. */
 enum lsw_drop lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n_workers,

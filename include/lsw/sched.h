@@ -66,11 +66,12 @@ lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m, const struct lsw_pkt_meta 
 	return true;
 }
 
-/* Push @k admitted packets at once: false, and nothing pushed, when they do not all fit.
- * One tail store and one byte count for the run. */
+/* Push @k packets admitted from ingress port @in_port's PG @pg, charged as @c says: false,
+ * and nothing pushed, when they do not all fit. One tail store and one byte count for the
+ * run. */
 static inline bool
-lsw_fifo_push_run(struct lsw_fifo *f, struct rte_mbuf *const *m,
-		  struct lsw_pkt_meta *const *meta, const uint32_t *len, uint16_t k)
+lsw_fifo_push_run(struct lsw_fifo *f, struct rte_mbuf *const *m, const struct lsw_charge *c,
+		  const uint32_t *len, uint16_t k, uint8_t in_port, uint8_t pg)
 {
 	const uint32_t t = f->tail;
 	uint64_t bytes = 0;
@@ -78,7 +79,11 @@ lsw_fifo_push_run(struct lsw_fifo *f, struct rte_mbuf *const *m,
 	if (t - f->head + k > f->mask + 1)
 		return false;
 	for (uint16_t i = 0; i < k; i++) {
-		f->slot[(t + i) & f->mask] = lsw_qent_of(m[i], meta[i], len[i]);
+		f->slot[(t + i) & f->mask] = (struct lsw_qent){
+			.m = m[i], .charged = c[i].bytes, .len = (uint16_t)len[i],
+			.in_port = in_port, .pg = pg,
+			.in_part = c[i].in_part, .eg_part = c[i].eg_part,
+		};
 		bytes += len[i];
 	}
 	lsw_store_relaxed(&f->tail, t + k);

@@ -368,7 +368,8 @@ test_threshold_edges(void **state)
 static void
 test_run_equals_single(void **state)
 {
-	struct lsw_pkt_meta ms[40], m1[40], *mp[40];
+	struct lsw_pkt_meta ms[40], m1[40];
+	struct lsw_charge res[40];
 	uint32_t len[40];
 	uint8_t drop[40];
 
@@ -378,9 +379,11 @@ test_run_equals_single(void **state)
 	for (int i = 0; i < 40; i++) {
 		len[i] = 60 + (uint32_t)(i * 97 % 1400);
 		ms[i] = (struct lsw_pkt_meta){.in_port = 0, .pg = 0, .out_port = 1, .queue = 0};
-		mp[i] = &ms[i];
 	}
-	uint16_t ok = lsw_buffer_admit_run(all, 1, w1, &mc, mp, len, 40, drop);
+	uint16_t ok = lsw_buffer_admit_run(all, 1, w1, &mc, &ms[0], len, 40, drop, res);
+	for (int i = 0; i < 40; i++)
+		if (drop[i] == LSW_DROP_NONE)
+			lsw_meta_charge(&ms[i], &res[i]);
 	struct lsw_buffer_lcore *runs = w1;
 	w1 = calloc(1, sizeof(*w1)); /* now admit one by one into a fresh share */
 	all[0] = w1;
@@ -408,7 +411,8 @@ static void
 sweep_admit(struct lsw_buffer_lcore *w, int pre, uint32_t pre_len, const uint32_t *len, int k,
 	    bool run, struct lsw_pkt_meta *ms, uint8_t *drop)
 {
-	struct lsw_pkt_meta pm, *mp[40];
+	struct lsw_pkt_meta pm;
+	struct lsw_charge res[40];
 
 	all[0] = w;
 	for (int i = 0; i < pre; i++) {
@@ -417,12 +421,15 @@ sweep_admit(struct lsw_buffer_lcore *w, int pre, uint32_t pre_len, const uint32_
 	}
 	for (int i = 0; i < k; i++) {
 		ms[i] = (struct lsw_pkt_meta){.in_port = 3, .pg = 1, .out_port = 4, .queue = 2};
-		mp[i] = &ms[i];
 		if (!run)
 			drop[i] = (uint8_t)lsw_buffer_admit(all, 1, w, &mc, &ms[i], len[i]);
 	}
-	if (run)
-		(void)lsw_buffer_admit_run(all, 1, w, &mc, mp, len, (uint16_t)k, drop);
+	if (!run)
+		return;
+	(void)lsw_buffer_admit_run(all, 1, w, &mc, &ms[0], len, (uint16_t)k, drop, res);
+	for (int i = 0; i < k; i++)
+		if (drop[i] == LSW_DROP_NONE)
+			lsw_meta_charge(&ms[i], &res[i]);
 }
 
 /* A run that fits is decided for the whole run at once: the same as one by one at every
