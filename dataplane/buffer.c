@@ -144,24 +144,38 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 	 * threshold; then the shared bytes the run adds are checked once, at the run's end.
 	 * Each policy's threshold only falls as shared bytes are added (complete sharing's
 	 * stays level), so what fits at the end fits at every packet: the same decisions as
-	 * one by one. Each packet's charge goes to res[i] as it is found (a part is one bit,
-	 * over the reserve or not); the slow way below writes them anew. */
+	 * one by one. Each packet's charge goes to res[i], whole, its parts first taken as
+	 * shared; only while the PG or the queue has reserve left are they found one by one
+	 * (a part is one bit, over the reserve or not). The slow way below writes them anew. */
 	int64_t fr = 0, fer = 0, fs = 0, fes = 0;
 	uint64_t flen = 0;
-	bool fast = false;
+	bool fast = false, one_len = true;
 	if (k <= pkt_room) {
+		int64_t ctot = 0;
 		for (uint16_t i = 0; i < k; i++) {
-			const int64_t c = lsw_buffer_charge(mc, len[i]);
-			const bool in_sh = r0 + fr + c > (int64_t)pp->reserved;
-			const bool eg_sh = er0 + fer + c > (int64_t)qp->reserved;
-			fr += in_sh ? 0 : c;
-			fs += in_sh ? c : 0;
-			fer += eg_sh ? 0 : c;
-			fes += eg_sh ? c : 0;
+			const uint32_t c = lsw_buffer_charge(mc, len[i]);
+			res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .len = (uint16_t)len[i],
+						     .in_port = (uint8_t)ip, .pg = pg,
+						     .in_part = LSW_PART_SHARED,
+						     .eg_part = LSW_PART_SHARED};
+			ctot += c;
 			flen += len[i];
-			res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .in_part = in_sh,
-						     .eg_part = eg_sh};
+			one_len &= len[i] == len[0];
 		}
+		/* Reserve left: none, the common case under load, and every byte is shared (a
+		 * charge of 0 bytes, were there one, charges no part). */
+		const int64_t rin = (int64_t)pp->reserved - r0, rout = (int64_t)qp->reserved - er0;
+		if (rin > 0 || rout > 0)
+			for (uint16_t i = 0; i < k; i++) {
+				const int64_t c = res[i].bytes;
+				const bool in_sh = fr + c > rin, eg_sh = fer + c > rout;
+				fr += in_sh ? 0 : c;
+				fer += eg_sh ? 0 : c;
+				res[i].in_part = in_sh;
+				res[i].eg_part = eg_sh;
+			}
+		fs = ctot - fr;
+		fes = ctot - fer;
 		fast = (fs == 0 ||
 			(ips0 + fs <= (int64_t)ipool->shared &&
 			 s0 + fs <= (int64_t)lsw_buffer_limit(pp, ipool, ips0 + fs, s0 + fs,
@@ -175,8 +189,13 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 	/* The whole run admitted: its sums and charges are the first pass's. */
 	if (likely(fast)) {
 		memset(drop, LSW_DROP_NONE, k);
-		for (uint16_t i = 0; i < k; i++)
-			hist_count(mine, tc, len[i], &last_len, &same);
+		if (one_len) {
+			last_len = RTE_MIN(len[0], (uint32_t)LSW_MAX_FRAME);
+			same = k;
+		} else {
+			for (uint16_t i = 0; i < k; i++)
+				hist_count(mine, tc, len[i], &last_len, &same);
+		}
 		dr = fr, ds = fs, der = fer, des = fes;
 		bytes = flen;
 		admitted = k;
@@ -231,7 +250,9 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 			dropped_bytes += len[i];
 			continue;
 		}
-		res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .in_part = (uint8_t)in_part,
+		res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .len = (uint16_t)len[i],
+					     .in_port = (uint8_t)ip, .pg = pg,
+					     .in_part = (uint8_t)in_part,
 					     .eg_part = (uint8_t)eg_part};
 		dr += in_part == LSW_PART_RESERVED ? c : 0;
 		ds += in_part == LSW_PART_SHARED ? c : 0;
@@ -517,8 +538,7 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 		/* The common case: the whole run admitted, to our queue, in one push; its
 		 * entries are written from the charges, and the metas are not. */
 		if (likely(f != NULL && admitted == k) &&
-		    lsw_fifo_push_run(f, w->adm + i, res + i, len + i, k, meta[i]->in_port,
-				      meta[i]->pg))
+		    lsw_fifo_push_run(f, w->adm + i, res + i, k))
 			continue;
 		for (uint16_t x = i; x < j; x++) {
 			enum lsw_drop d = (enum lsw_drop)drop[x];

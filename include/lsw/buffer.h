@@ -119,11 +119,15 @@ enum lsw_meta_flag {
 };
 
 /* What admission charged one packet: its bytes, rounded up to cells, and the parts of its
- * ingress PG and egress queue they went to. Admission writes these to an array: a packet
- * bound for its worker's own queue goes into a queue entry straight from it, and only one
- * handed elsewhere gets them in its meta (lsw_meta_charge). */
+ * ingress PG and egress queue they went to, with what else its queue entry holds (the
+ * layout of lsw_qent after the mbuf, include/lsw/sched.h). Admission writes these to an
+ * array: a packet bound for its worker's own queue goes into its entry with one copy, and
+ * only one handed elsewhere gets them in its meta (lsw_meta_charge). */
 struct lsw_charge {
 	uint16_t bytes;       /* <= 2 * LSW_MAX_FRAME (lsw_qent.charged) */
+	uint16_t len;         /* pkt_len */
+	uint8_t in_port;
+	uint8_t pg;
 	uint8_t in_part;      /* enum lsw_buffer_part */
 	uint8_t eg_part;
 };

@@ -28,6 +28,13 @@ struct lsw_qent {
 };
 _Static_assert(2 * LSW_MAX_FRAME <= UINT16_MAX, "a charge must fit lsw_qent.charged");
 _Static_assert(sizeof(struct lsw_qent) == 16, "four queue entries to a cache line");
+_Static_assert(offsetof(struct lsw_qent, charged) == 8 &&
+	       offsetof(struct lsw_qent, len) == 8 + offsetof(struct lsw_charge, len) &&
+	       offsetof(struct lsw_qent, in_port) == 8 + offsetof(struct lsw_charge, in_port) &&
+	       offsetof(struct lsw_qent, pg) == 8 + offsetof(struct lsw_charge, pg) &&
+	       offsetof(struct lsw_qent, in_part) == 8 + offsetof(struct lsw_charge, in_part) &&
+	       offsetof(struct lsw_qent, eg_part) == 8 + offsetof(struct lsw_charge, eg_part) &&
+	       sizeof(struct lsw_charge) == 8, "an entry is its mbuf and its charge");
 
 struct lsw_fifo {
 	struct lsw_qent *slot;
@@ -66,12 +73,12 @@ lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m, const struct lsw_pkt_meta 
 	return true;
 }
 
-/* Push @k packets admitted from ingress port @in_port's PG @pg, charged as @c says: false,
- * and nothing pushed, when they do not all fit. One tail store and one byte count for the
- * run. */
+/* Push @k admitted packets, charged as @c says: false, and nothing pushed, when they do
+ * not all fit. Each entry is its mbuf and its charge, copied whole; one tail store and one
+ * byte count for the run. */
 static inline bool
 lsw_fifo_push_run(struct lsw_fifo *f, struct rte_mbuf *const *m, const struct lsw_charge *c,
-		  const uint32_t *len, uint16_t k, uint8_t in_port, uint8_t pg)
+		  uint16_t k)
 {
 	const uint32_t t = f->tail;
 	uint64_t bytes = 0;
@@ -79,12 +86,10 @@ lsw_fifo_push_run(struct lsw_fifo *f, struct rte_mbuf *const *m, const struct ls
 	if (t - f->head + k > f->mask + 1)
 		return false;
 	for (uint16_t i = 0; i < k; i++) {
-		f->slot[(t + i) & f->mask] = (struct lsw_qent){
-			.m = m[i], .charged = c[i].bytes, .len = (uint16_t)len[i],
-			.in_port = in_port, .pg = pg,
-			.in_part = c[i].in_part, .eg_part = c[i].eg_part,
-		};
-		bytes += len[i];
+		struct lsw_qent *e = &f->slot[(t + i) & f->mask];
+		e->m = m[i];
+		memcpy(&e->charged, &c[i], sizeof(c[i]));
+		bytes += c[i].len;
 	}
 	lsw_store_relaxed(&f->tail, t + k);
 	f->bytes += bytes;

@@ -99,8 +99,8 @@ dwrr_case(const uint16_t *weight, const uint32_t *len, uint8_t mask)
 	lsw_sched_free(&s);
 }
 
-/* A run pushed at once: every entry from its charge and the run's ingress PG, in order
- * across the ring's wrap, or nothing at all when the run does not fit. */
+/* A run pushed at once: every entry its mbuf and its charge, in order across the ring's
+ * wrap, or nothing at all when the run does not fit. */
 static void
 test_fifo_push_run(void **state)
 {
@@ -117,16 +117,17 @@ test_fifo_push_run(void **state)
 		len[i] = 60 + 100 * (uint32_t)i;
 		m[i].pkt_len = len[i];
 		c[i] = (struct lsw_charge){.bytes = (uint16_t)(64 * ((len[i] + 63) / 64)),
-					   .in_part = (uint8_t)(i % 3),
+					   .len = (uint16_t)len[i], .in_port = (uint8_t)i,
+					   .pg = (uint8_t)(i % 8), .in_part = (uint8_t)(i % 3),
 					   .eg_part = (uint8_t)(i % 2)};
 	}
 	struct rte_mbuf *mb[12];
 	for (int i = 0; i < 12; i++)
 		mb[i] = &m[i];
-	assert_true(lsw_fifo_push_run(f, mb, c, len, 5, 3, 5));
+	assert_true(lsw_fifo_push_run(f, mb, c, 5));
 	assert_int_equal(lsw_fifo_count(f), 5);
 	/* 5 + 4 > 8: refused whole, the queue as it was */
-	assert_false(lsw_fifo_push_run(f, mb + 5, c + 5, len + 5, 4, 4, 6));
+	assert_false(lsw_fifo_push_run(f, mb + 5, c + 5, 4));
 	assert_int_equal(lsw_fifo_count(f), 5);
 	for (int i = 0; i < 5; i++)
 		sum += len[i];
@@ -134,7 +135,7 @@ test_fifo_push_run(void **state)
 	/* two out, then four in across the wrap (slots 5, 6, 7, 0) */
 	assert_ptr_equal(lsw_fifo_pop(f), &m[0]);
 	assert_ptr_equal(lsw_fifo_pop(f), &m[1]);
-	assert_true(lsw_fifo_push_run(f, mb + 5, c + 5, len + 5, 4, 4, 6));
+	assert_true(lsw_fifo_push_run(f, mb + 5, c + 5, 4));
 	assert_int_equal(lsw_fifo_count(f), 7);
 	for (int i = 2; i < 9; i++) {
 		assert_int_equal(lsw_fifo_head_len(f), len[i]);
@@ -142,8 +143,8 @@ test_fifo_push_run(void **state)
 		assert_ptr_equal(e->m, &m[i]);
 		assert_int_equal(e->len, len[i]);
 		assert_int_equal(e->charged, c[i].bytes);
-		assert_int_equal(e->in_port, i < 5 ? 3 : 4);
-		assert_int_equal(e->pg, i < 5 ? 5 : 6);
+		assert_int_equal(e->in_port, i);
+		assert_int_equal(e->pg, i % 8);
 		assert_int_equal(e->in_part, i % 3);
 		assert_int_equal(e->eg_part, i % 2);
 		f->bytes -= e->len;
