@@ -333,31 +333,43 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		/* The run's state in locals, stored once at its end: the ring and its head (so
 		 * that each entry's address does not wait on the last one's store), the
 		 * shaper's tokens and the queue's deficit. GCC otherwise reloaded the ring from
-		 * memory each packet and kept the release's key byte by byte on the stack. */
+		 * memory each packet and kept the release's key byte by byte on the stack. Few
+		 * enough that they stay in registers (each one more was a load every packet). */
 		const struct lsw_qent *slot = f->slot;
-		const uint32_t mask = f->mask, tail = f->tail;
-		const uint64_t overhead = c->overhead;
+		const uint32_t mask = f->mask;
 		uint32_t head = f->head;
-		int64_t tokens = s->tokens, deficit = s->deficit[q];
+		/* The entries the run may take: the queue's, up to the burst's room (a packet
+		 * WRED drops takes none, and moves the end one further). */
+		uint32_t end = head + RTE_MIN(f->tail - head, (uint32_t)(LSW_BURST - n));
+		/* The shaper's tokens as whole bytes: (len + overhead) * bit_ticks fits the
+		 * tokens exactly when len + overhead fits tokens / bit_ticks (truncated: a
+		 * negative bucket holds 0, and nothing fits). One division a run. */
+		const int64_t overhead = (int64_t)c->overhead;
+		const int64_t budget0 = s->tokens / (int64_t)bit_ticks;
+		int64_t budget = budget0;
+		/* A strict queue has no deficit: as good as endless, never stored. */
+		int64_t deficit = dwrr ? s->deficit[q] : INT64_MAX;
 		/* Buffer is given back once per stretch of entries charged alike. */
 		uint32_t key = 0;
 		int64_t rel_bytes = 0, rel_pkts = 0;
 		/* ECN and WRED see the bytes left behind, the departing packet excluded, and
-		 * those the PMD refused, which leave ahead of it. */
-		const uint64_t in_queue = f->bytes + s->pend_bytes, ecn_min = c->ecn_min[q];
-		do {
+		 * those the PMD refused, which leave ahead of it: they look at a packet when
+		 * more than ecn_min stay behind, that is while the run's bytes are below
+		 * ecn_lim. */
+		const uint64_t in_queue = f->bytes + s->pend_bytes;
+		const uint64_t ecn_lim = in_queue > c->ecn_min[q] ? in_queue - c->ecn_min[q] : 0;
+		while (head != end) {
 			const struct lsw_qent *e = &slot[head & mask];
-			uint32_t len = e->len;
-			int64_t cost = (int64_t)((len + overhead) * bit_ticks);
-			if (tokens < cost)
+			const int64_t len = e->len;
+			if (budget < len + overhead)
 				break;
-			if (dwrr && deficit < (int64_t)len) {
+			if (deficit < len) {
 				if (!alone)
 					break;
 				deficit += quantum; /* >= len: a quantum fits any frame */
 			}
 			head++;
-			bytes += len;
+			bytes += (uint64_t)len;
 			uint32_t k = qent_key(e);
 			if (k != key && rel_pkts != 0) {
 				release_run(w, conf, port, (uint8_t)q, key, rel_bytes, rel_pkts);
@@ -366,23 +378,25 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			key = k;
 			rel_bytes += e->charged;
 			rel_pkts++;
-			uint64_t behind = in_queue - bytes;
-			if (unlikely(behind > ecn_min) &&
+			if (unlikely(bytes < ecn_lim) &&
 			    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m,
-					    behind)) {
+					    in_queue - bytes)) {
 				wred_drop(w, port, (uint8_t)q, e->m);
-				dropped += len;
+				dropped += (uint64_t)len;
+				if (end != f->tail)
+					end++;
 				continue;
 			}
-			tokens -= cost;
-			deficit -= dwrr ? len : 0;
+			budget -= len + overhead;
+			deficit -= len;
 			pkts[n++] = e->m;
-		} while (n < LSW_BURST && head != tail);
+		}
 		lsw_publish(&f->head, head);
-		if (head == tail)
+		if (head == f->tail)
 			busy &= ~(1u << q);
-		s->tokens = tokens;
-		s->deficit[q] = deficit;
+		s->tokens -= (budget0 - budget) * (int64_t)bit_ticks;
+		if (dwrr)
+			s->deficit[q] = deficit;
 		if (rel_pkts != 0)
 			release_run(w, conf, port, (uint8_t)q, key, rel_bytes, rel_pkts);
 		f->bytes -= bytes;

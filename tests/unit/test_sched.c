@@ -5,7 +5,8 @@
  * from 1 Mb/s to 100 Gb/s when the worker wakes within the bucket's depth of the due time;
  * a queue's entries pushed a run at once; the egress run giving each packet's buffer
  * back to the PG and parts it was charged to, when a run mixes them; an empty DWRR queue
- * keeping no credit; and egress runs serving what a pick for each packet would.
+ * keeping no credit; egress runs serving what a pick for each packet would, and spending
+ * the shaper's tokens as a frame at a time would.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -466,6 +467,55 @@ test_egress_runs_as_picks(void **state)
 	}
 }
 
+/* The egress run spends the shaper's tokens as a frame at a time would: with the bucket at
+ * the cost of its first k frames (of several sizes), one token short of it, or one over,
+ * it sends exactly the frames whose costs fit, and the bucket loses exactly their cost. A
+ * bucket of -1 (control frames overdrew it) sends nothing. */
+static void
+test_egress_run_shaper(void **state)
+{
+	static const uint16_t lens[] = {64, 1500, 4000, 128, 3000, 700, 64, 2048};
+	static uint8_t buf[4096];
+	const int nf = (int)RTE_DIM(lens);
+
+	(void)state;
+	for (int k = 0; k <= nf; k++) {
+		for (int delta = -1; delta <= 1; delta++) {
+			struct t_switch *t = t_switch_new(DWRR_CONFIG);
+			const uint16_t E8_ = 1; /* Ethernet8 is the second port here */
+			struct lsw_sched *s = t->sw.dp.sched[E8_];
+			const int64_t bt = 8 * (int64_t)t->sw.dp.tsc_hz;
+
+			assert_int_equal(t_start_ports(t), 0);
+			const struct lsw_sched_dp *c = &t->conf->sched[E8_];
+			for (int i = 0; i < nf; i++)
+				t_rx(t, E0, buf, mix_frame(buf, 0, lens[i]), 1);
+			struct lsw_fifo *f = &s->q[0];
+			assert_int_equal(lsw_fifo_count(f), nf);
+			/* Each frame's cost, from the length its entry holds. */
+			int64_t cost[RTE_DIM(lens)], tokens = delta;
+			for (int i = 0; i < nf; i++) {
+				const struct lsw_qent *e = &f->slot[(f->head + i) & f->mask];
+				assert_int_equal(e->len, lens[i]);
+				cost[i] = ((int64_t)e->len + (int64_t)c->overhead) * bt;
+				if (i < k)
+					tokens += cost[i];
+			}
+			int expect = delta < 0 ? RTE_MAX(k - 1, 0) : k;
+			int64_t spent = 0;
+			for (int i = 0; i < expect; i++)
+				spent += cost[i];
+			s->tokens = tokens;
+			/* At the shaper's last refill: no tokens are added. */
+			uint32_t n = lsw_egress_run(&t->w, t->conf, E8_, s->last);
+			assert_int_equal(n, expect);
+			assert_int_equal(s->tokens, tokens - spent);
+			assert_int_equal(lsw_fifo_count(f), nf - expect);
+			t_switch_free(t);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -478,6 +528,7 @@ main(void)
 		cmocka_unit_test(test_shaper_saturates),
 		cmocka_unit_test(test_egress_release),
 		cmocka_unit_test(test_egress_runs_as_picks),
+		cmocka_unit_test(test_egress_run_shaper),
 	};
 	t_eal_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
