@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <rte_byteorder.h>
 #include <rte_lpm.h>
 #include <rte_ether.h>
 #include "lsw/common.h"
@@ -49,13 +50,21 @@ struct lsw_fib {
 	struct lsw_nh nh[LSW_MAX_NH];
 };
 
+/* The six bytes of @a in the low bytes of a word, as they lie in memory (little-endian).
+ * From two loads: a copy into a zeroed word went through the stack, and its wide load
+ * waited on two narrow stores (no store forwarding). */
 static inline uint64_t
 lsw_mac_to_u64(const struct rte_ether_addr *a)
 {
-	uint64_t v = 0;
-	memcpy(&v, a->addr_bytes, RTE_ETHER_ADDR_LEN);
-	return v;
+	uint32_t lo;
+	uint16_t hi;
+
+	memcpy(&lo, a->addr_bytes, sizeof(lo));
+	memcpy(&hi, a->addr_bytes + 4, sizeof(hi));
+	return (uint64_t)hi << 32 | lo;
 }
+_Static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN,
+	       "MACs in words (lsw_mac_to_u64, lsw_l2_write) are shifted as on x86 and Arm");
 
 static inline void
 lsw_u64_to_mac(uint64_t v, struct rte_ether_addr *a)
