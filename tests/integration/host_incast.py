@@ -76,10 +76,13 @@ def test_incast_pfc():
 
 def test_incast_dcqcn(pfc_only_pauses):
     tmp = tmpdir("lsw-host-dcqcn-")
-    # NVIDIA's DCQCN as it runs at 40 Gb/s, stretched to this 1 Gb/s link (times x40,
-    # rates /40: reference/labs.md 4).
+    # NVIDIA's DCQCN as it runs at 10 Gb/s, stretched to this 1 Gb/s link (times x10,
+    # rates /10: reference/labs.md 4). Not 40G: there the 0.5 s run is 12 ms of the NIC's
+    # time, alpha decays within a few stretched ms, later CNPs cut by a fraction of a
+    # percent, and the shares drawn in the first 50 ms's pauses and cuts stay (Jain 0.94 in
+    # one CI run; 0.956 and 0.970 in 11 here). At x10 it was 0.987-0.999 in 35 runs.
     res, drops, pauses, q = incast(tmp, {"algorithm": "dcqcn", "profile": "mlx",
-                                         "model_speed": "40G"})
+                                         "model_speed": "10G"})
     assert res["done"] and res["messages_done"] == 4, res
     assert drops == {}, drops
     assert q["WRED_ECN_MARKED_PACKETS"] > 0, q
