@@ -188,6 +188,8 @@ struct lsw_worker {
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
+	uint64_t yield_cost;             /* ticks the last sched_yield() kept the CPU away */
+	uint64_t yield_at;               /* when that yield came back (TSC) */
 	struct lsw_timeline_worker tl;   /* the recorder's interval and baselines */
 	/* IPv6, last: the fields above keep the offsets the IPv4 path had. */
 	uint16_t n_held6;                /* busy IPv6 hold slots */
@@ -197,6 +199,18 @@ struct lsw_worker {
 } __rte_cache_aligned; /* workers sit side by side in an array: no line is shared */
 
 /* worker.c */
+/* Whether a worker with a wait ahead shorter than a sleep's lateness yields the CPU (true)
+ * or sleeps the shortest sleep. It yields while its last yield came back sooner than sleeps
+ * wake (@yield_cost against @sleep_late, in ticks): on a quiet CPU a yield returns at once.
+ * Behind a CPU-bound process it returns a scheduler tick later (4 ms), while a sleep's
+ * wake-up preempts that process (the worker runs niced -10). It yields again @probe ticks
+ * after the last one (@yield_at), since whoever made it dear may have gone. */
+static inline bool
+lsw_wait_yields(uint64_t yield_cost, uint64_t sleep_late, uint64_t yield_at, uint64_t now,
+		uint64_t probe)
+{
+	return yield_cost <= sleep_late || (int64_t)(now - yield_at) >= (int64_t)probe;
+}
 void lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned int lcore);
 int lsw_worker_main(void *arg);
 void lsw_process_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,

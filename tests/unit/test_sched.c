@@ -6,12 +6,13 @@
  * a queue's entries pushed a run at once; the egress run giving each packet's buffer
  * back to the PG and parts it was charged to, when a run mixes them; an empty DWRR queue
  * keeping no credit; egress runs serving what a pick for each packet would, and spending
- * the shaper's tokens as a frame at a time would.
+ * the shaper's tokens as a frame at a time would; a worker's short wait a yield or a sleep.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
+#include "lsw/dataplane.h"
 #include "lsw/sched.h"
 
 #define HZ UINT64_C(2500000000) /* a 2.5 GHz TSC */
@@ -516,6 +517,26 @@ test_egress_run_shaper(void **state)
 	}
 }
 
+/* A worker's short wait: a yield while yields come back sooner than sleeps wake, the
+ * shortest sleep when one came back later, and a yield again once the probe interval has
+ * passed since the last, whatever that one cost. */
+static void
+test_wait_yields(void **state)
+{
+	const uint64_t late = 100000, probe = 250000000; /* 40 us and 100 ms at 2.5 GHz */
+
+	(void)state;
+	/* Quiet: a yield returned at once, or just within a sleep's lateness. */
+	assert_true(lsw_wait_yields(2000, late, 1000, 1001, probe));
+	assert_true(lsw_wait_yields(late, late, 1000, 1001, probe));
+	/* Behind a CPU hog: the yield took a tick (4 ms); sleep, until the probe is due. */
+	assert_false(lsw_wait_yields(late + 1, late, 1000, 1001, probe));
+	assert_false(lsw_wait_yields(HZ / 250, late, 1000, 1000 + probe - 1, probe));
+	assert_true(lsw_wait_yields(HZ / 250, late, 1000, 1000 + probe, probe));
+	/* The TSC read before the yield came back (a later loop's now): no probe yet. */
+	assert_false(lsw_wait_yields(HZ / 250, late, 1000, 999, probe));
+}
+
 int
 main(void)
 {
@@ -529,6 +550,7 @@ main(void)
 		cmocka_unit_test(test_egress_release),
 		cmocka_unit_test(test_egress_runs_as_picks),
 		cmocka_unit_test(test_egress_run_shaper),
+		cmocka_unit_test(test_wait_yields),
 	};
 	t_eal_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
