@@ -14,6 +14,11 @@
 #define PREFETCH_OFFSET 3
 #define TX_ROUNDS       4 /* bursts a port may send per loop: enough for 4 ingress ports */
 #define YIELD_PROBE_MS  100 /* a worker that sleeps rather than yield tries a yield again */
+/* A yield that kept the CPU away this long went to a CPU-bound process, which the kernel
+ * preempts only at a scheduler tick (1-4 ms), not to another worker or lsw-host, which
+ * hand it back within their loop: yields to those keep workers sharing a CPU in step, and
+ * sleeping instead made ECMP's rebalancing on 4 workers sharing 2 CPUs flap. */
+#define YIELD_DEAR_US   1000
 
 void
 lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned int lcore)
@@ -179,17 +184,19 @@ lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_
 }
 
 /* A wait shorter than a sleep's lateness: a yield, or the shortest sleep when yields have
- * been dearer (lsw_wait_yields). With a CPU-bound process beside a 4:1 PFC incast at 1 Gb/s
+ * been dear (lsw_wait_yields). With a CPU-bound process beside a 4:1 PFC incast at 1 Gb/s
  * (host_incast), yields let the receiver's port send 2 to 4 frames in 0.5 ms where its link
- * carries 15: RoCE goodput fell to 0.06-0.86 of the link and the paused senders' ACKs timed
- * out. Short sleeps kept it at 0.91-0.93, without a timeout. */
+ * carries 15: RoCE goodput fell to 0.03-0.90 of the link and the paused senders' ACKs timed
+ * out (up to 999 times in a run). Short sleeps kept it at 0.90-0.93, without a timeout. */
 static void
 short_wait(struct lsw_worker *w, uint64_t now)
 {
 	static const struct timespec shortest = {.tv_sec = 0, .tv_nsec = 1000};
 
-	if (lsw_wait_yields(w->yield_cost, w->sleep_late, w->yield_at, now,
-			    w->dp->tsc_hz / 1000 * YIELD_PROBE_MS)) {
+	const uint64_t ms = w->dp->tsc_hz / 1000;
+
+	if (lsw_wait_yields(w->yield_cost, RTE_MAX(w->sleep_late, ms * YIELD_DEAR_US / 1000),
+			    w->yield_at, now, ms * YIELD_PROBE_MS)) {
 		uint64_t t0 = rte_rdtsc();
 		sched_yield();
 		w->yield_at = rte_rdtsc();

@@ -200,16 +200,16 @@ struct lsw_worker {
 
 /* worker.c */
 /* Whether a worker with a wait ahead shorter than a sleep's lateness yields the CPU (true)
- * or sleeps the shortest sleep. It yields while its last yield came back sooner than sleeps
- * wake (@yield_cost against @sleep_late, in ticks): on a quiet CPU a yield returns at once.
- * Behind a CPU-bound process it returns a scheduler tick later (4 ms), while a sleep's
- * wake-up preempts that process (the worker runs niced -10). It yields again @probe ticks
- * after the last one (@yield_at), since whoever made it dear may have gone. */
+ * or sleeps the shortest sleep. It yields while its last yield cost at most @dear ticks
+ * (@yield_cost): on a quiet CPU a yield returns at once. Behind a CPU-bound process it
+ * returns a scheduler tick later (4 ms), while a sleep's wake-up preempts that process (the
+ * worker runs niced -10). It yields again @probe ticks after the last one (@yield_at),
+ * since whoever made it dear may have gone. */
 static inline bool
-lsw_wait_yields(uint64_t yield_cost, uint64_t sleep_late, uint64_t yield_at, uint64_t now,
+lsw_wait_yields(uint64_t yield_cost, uint64_t dear, uint64_t yield_at, uint64_t now,
 		uint64_t probe)
 {
-	return yield_cost <= sleep_late || (int64_t)(now - yield_at) >= (int64_t)probe;
+	return yield_cost <= dear || (int64_t)(now - yield_at) >= (int64_t)probe;
 }
 void lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned int lcore);
 int lsw_worker_main(void *arg);

@@ -517,24 +517,24 @@ test_egress_run_shaper(void **state)
 	}
 }
 
-/* A worker's short wait: a yield while yields come back sooner than sleeps wake, the
- * shortest sleep when one came back later, and a yield again once the probe interval has
- * passed since the last, whatever that one cost. */
+/* A worker's short wait: a yield while yields cost at most what makes them dear, the
+ * shortest sleep when one cost more, and a yield again once the probe interval has passed
+ * since the last, whatever that one cost. */
 static void
 test_wait_yields(void **state)
 {
-	const uint64_t late = 100000, probe = 250000000; /* 40 us and 100 ms at 2.5 GHz */
+	const uint64_t dear = HZ / 1000, probe = HZ / 10; /* 1 ms and 100 ms */
 
 	(void)state;
-	/* Quiet: a yield returned at once, or just within a sleep's lateness. */
-	assert_true(lsw_wait_yields(2000, late, 1000, 1001, probe));
-	assert_true(lsw_wait_yields(late, late, 1000, 1001, probe));
+	/* Quiet, or another worker's loop: a yield returned within a millisecond. */
+	assert_true(lsw_wait_yields(2000, dear, 1000, 1001, probe));
+	assert_true(lsw_wait_yields(dear, dear, 1000, 1001, probe));
 	/* Behind a CPU hog: the yield took a tick (4 ms); sleep, until the probe is due. */
-	assert_false(lsw_wait_yields(late + 1, late, 1000, 1001, probe));
-	assert_false(lsw_wait_yields(HZ / 250, late, 1000, 1000 + probe - 1, probe));
-	assert_true(lsw_wait_yields(HZ / 250, late, 1000, 1000 + probe, probe));
-	/* The TSC read before the yield came back (a later loop's now): no probe yet. */
-	assert_false(lsw_wait_yields(HZ / 250, late, 1000, 999, probe));
+	assert_false(lsw_wait_yields(dear + 1, dear, 1000, 1001, probe));
+	assert_false(lsw_wait_yields(HZ / 250, dear, 1000, 1000 + probe - 1, probe));
+	assert_true(lsw_wait_yields(HZ / 250, dear, 1000, 1000 + probe, probe));
+	/* A now read before the yield came back: no probe yet. */
+	assert_false(lsw_wait_yields(HZ / 250, dear, 1000, 999, probe));
 }
 
 int
