@@ -13,12 +13,12 @@
 
 #define PREFETCH_OFFSET 3
 #define TX_ROUNDS       4 /* bursts a port may send per loop: enough for 4 ingress ports */
-#define YIELD_PROBE_MS  100 /* a worker that sleeps rather than yield tries a yield again */
-/* A yield that kept the CPU away this long went to a CPU-bound process, which the kernel
- * preempts only at a scheduler tick (1-4 ms), not to another worker or lsw-host, which
- * hand it back within their loop: yields to those keep workers sharing a CPU in step, and
- * sleeping instead made ECMP's rebalancing on 4 workers sharing 2 CPUs flap. */
-#define YIELD_DEAR_US   1000
+/* A yield that kept the CPU away 1 ms or more went to a CPU-bound process, which the
+ * kernel preempts only at a scheduler tick (1-4 ms); other workers and lsw-host hand it
+ * back within their loop. Two within 20 ms, and short waits sleep for 100 ms. */
+#define YIELD_DEAR_US      1000
+#define YIELD_WINDOW_MS    20
+#define YIELD_HOLD_MS      100
 
 void
 lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned int lcore)
@@ -187,20 +187,22 @@ lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_
  * been dear (lsw_wait_yields). With a CPU-bound process beside a 4:1 PFC incast at 1 Gb/s
  * (host_incast), yields let the receiver's port send 2 to 4 frames in 0.5 ms where its link
  * carries 15: RoCE goodput fell to 0.03-0.90 of the link and the paused senders' ACKs timed
- * out (up to 999 times in a run). Short sleeps kept it at 0.90-0.93, without a timeout. */
+ * out (up to 999 times in a run). Short sleeps kept it at 0.90-0.93, without a timeout.
+ * Behind the hog, a worker's dear yields came among a million cheap ones (the kernel moves
+ * the hog between CPUs), 25 to 96 in a run; with 4 workers on 2 CPUs, a few single ones a
+ * run, and sleeping 100 ms after each of those made ECMP's quality modes uneven. */
 static void
 short_wait(struct lsw_worker *w, uint64_t now)
 {
 	static const struct timespec shortest = {.tv_sec = 0, .tv_nsec = 1000};
-
 	const uint64_t ms = w->dp->tsc_hz / 1000;
 
-	if (lsw_wait_yields(w->yield_cost, RTE_MAX(w->sleep_late, ms * YIELD_DEAR_US / 1000),
-			    w->yield_at, now, ms * YIELD_PROBE_MS)) {
+	if (lsw_wait_yields(w->sleep_until, now)) {
 		uint64_t t0 = rte_rdtsc();
 		sched_yield();
-		w->yield_at = rte_rdtsc();
-		w->yield_cost = w->yield_at - t0;
+		uint64_t t1 = rte_rdtsc();
+		lsw_yield_note(&w->dear_at, &w->sleep_until, t1 - t0, t1,
+			       ms * YIELD_DEAR_US / 1000, ms * YIELD_WINDOW_MS, ms * YIELD_HOLD_MS);
 		return;
 	}
 	nanosleep(&shortest, NULL);

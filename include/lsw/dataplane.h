@@ -188,8 +188,8 @@ struct lsw_worker {
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
-	uint64_t yield_cost;             /* ticks the last sched_yield() kept the CPU away */
-	uint64_t yield_at;               /* when that yield came back (TSC) */
+	uint64_t dear_at;                /* when the last dear sched_yield() came back (TSC) */
+	uint64_t sleep_until;            /* short waits sleep, not yield, until then (TSC) */
 	struct lsw_timeline_worker tl;   /* the recorder's interval and baselines */
 	/* IPv6, last: the fields above keep the offsets the IPv4 path had. */
 	uint16_t n_held6;                /* busy IPv6 hold slots */
@@ -199,17 +199,31 @@ struct lsw_worker {
 } __rte_cache_aligned; /* workers sit side by side in an array: no line is shared */
 
 /* worker.c */
-/* Whether a worker with a wait ahead shorter than a sleep's lateness yields the CPU (true)
- * or sleeps the shortest sleep. It yields while its last yield cost at most @dear ticks
- * (@yield_cost): on a quiet CPU a yield returns at once. Behind a CPU-bound process it
- * returns a scheduler tick later (4 ms), while a sleep's wake-up preempts that process (the
- * worker runs niced -10). It yields again @probe ticks after the last one (@yield_at),
- * since whoever made it dear may have gone. */
+/*
+ * A worker with a wait ahead shorter than a sleep's lateness yields the CPU, unless yields
+ * have been dear lately; then it sleeps the shortest sleep. On a quiet CPU, or one shared
+ * with other workers and lsw-host, a yield comes back within their loop. A CPU-bound
+ * process that the kernel moves onto the worker's CPU keeps it a scheduler tick (4 ms) at
+ * each yield, while a sleep's wake-up preempts it (the worker runs niced -10). One dear
+ * yield now and then is another process's turn; two within @window ticks make the worker
+ * sleep for @hold ticks, after which it tries yields again.
+ */
 static inline bool
-lsw_wait_yields(uint64_t yield_cost, uint64_t dear, uint64_t yield_at, uint64_t now,
-		uint64_t probe)
+lsw_wait_yields(uint64_t sleep_until, uint64_t now)
 {
-	return yield_cost <= dear || (int64_t)(now - yield_at) >= (int64_t)probe;
+	return (int64_t)(now - sleep_until) >= 0;
+}
+
+/* Note a yield that kept the CPU away @cost ticks and came back at @t. */
+static inline void
+lsw_yield_note(uint64_t *dear_at, uint64_t *sleep_until, uint64_t cost, uint64_t t,
+	       uint64_t dear, uint64_t window, uint64_t hold)
+{
+	if (cost < dear)
+		return;
+	if (t - *dear_at < window)
+		*sleep_until = t + hold;
+	*dear_at = t;
 }
 void lsw_worker_init(struct lsw_worker *w, struct lsw_dp *dp, uint16_t idx, unsigned int lcore);
 int lsw_worker_main(void *arg);

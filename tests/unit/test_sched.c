@@ -517,24 +517,31 @@ test_egress_run_shaper(void **state)
 	}
 }
 
-/* A worker's short wait: a yield while yields cost at most what makes them dear, the
- * shortest sleep when one cost more, and a yield again once the probe interval has passed
- * since the last, whatever that one cost. */
+/* A worker's short wait: yields, until two dear ones come within the window; then the
+ * shortest sleep for the hold time, and yields again. A cheap yield changes nothing. */
 static void
 test_wait_yields(void **state)
 {
-	const uint64_t dear = HZ / 1000, probe = HZ / 10; /* 1 ms and 100 ms */
+	const uint64_t ms = HZ / 1000, dear = ms, window = 20 * ms, hold = 100 * ms;
+	uint64_t dear_at = 0, until = 0, t = 1000 * ms;
 
 	(void)state;
-	/* Quiet, or another worker's loop: a yield returned within a millisecond. */
-	assert_true(lsw_wait_yields(2000, dear, 1000, 1001, probe));
-	assert_true(lsw_wait_yields(dear, dear, 1000, 1001, probe));
-	/* Behind a CPU hog: the yield took a tick (4 ms); sleep, until the probe is due. */
-	assert_false(lsw_wait_yields(dear + 1, dear, 1000, 1001, probe));
-	assert_false(lsw_wait_yields(HZ / 250, dear, 1000, 1000 + probe - 1, probe));
-	assert_true(lsw_wait_yields(HZ / 250, dear, 1000, 1000 + probe, probe));
-	/* A now read before the yield came back: no probe yet. */
-	assert_false(lsw_wait_yields(HZ / 250, dear, 1000, 999, probe));
+	assert_true(lsw_wait_yields(until, t));
+	/* One dear yield: still yields; a cheap one after it. */
+	lsw_yield_note(&dear_at, &until, 4 * ms, t, dear, window, hold);
+	assert_true(lsw_wait_yields(until, t + 1));
+	lsw_yield_note(&dear_at, &until, dear - 1, t + window - 2, dear, window, hold);
+	assert_true(lsw_wait_yields(until, t + window - 1));
+	/* A second one within the window: sleep for the hold time, then yield again. */
+	lsw_yield_note(&dear_at, &until, dear, t + window - 1, dear, window, hold);
+	assert_false(lsw_wait_yields(until, t + window));
+	assert_false(lsw_wait_yields(until, t + window - 1 + hold - 1));
+	assert_true(lsw_wait_yields(until, t + window - 1 + hold));
+	/* Dear yields a window or more apart: yields go on. */
+	t += 1000 * ms;
+	lsw_yield_note(&dear_at, &until, 4 * ms, t, dear, window, hold);
+	lsw_yield_note(&dear_at, &until, 4 * ms, t + window, dear, window, hold);
+	assert_true(lsw_wait_yields(until, t + window + 1));
 }
 
 int
