@@ -215,8 +215,12 @@ setup(struct lsw_switch *sw)
 	lsw_telemetry_init(sw); /* a failure is logged: the switch works without it */
 	if (sw->timeline_params != NULL && start_timeline(sw) != 0)
 		return -1;
+	rte_cpuset_t cpus[LSW_MAX_WORKERS];
+	for (uint16_t w = 0; w < dp->n_workers; w++)
+		cpus[w] = rte_lcore_cpuset(c->g.workers[w]);
 	for (uint16_t w = 0; w < dp->n_workers; w++) {
 		lsw_worker_init(&sw->workers[w], dp, w, c->g.workers[w]);
+		sw->workers[w].shares_cpu = lsw_cpus_shared(cpus, dp->n_workers, w);
 		if (rte_eal_remote_launch(lsw_worker_main, &sw->workers[w], c->g.workers[w]) != 0) {
 			LSW_LOG(ERR, "cannot launch worker on lcore %u", c->g.workers[w]);
 			return -1;

@@ -12,6 +12,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_hash_crc.h>
+#include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_rcu_qsbr.h>
@@ -190,6 +191,7 @@ struct lsw_worker {
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
 	uint64_t dear_at;                /* when the last dear sched_yield() came back (TSC) */
 	uint64_t sleep_until;            /* short waits sleep, not yield, until then (TSC) */
+	bool shares_cpu;                 /* another worker runs on this CPU (set at launch) */
 	struct lsw_timeline_worker tl;   /* the recorder's interval and baselines */
 	/* IPv6, last: the fields above keep the offsets the IPv4 path had. */
 	uint16_t n_held6;                /* busy IPv6 hold slots */
@@ -212,6 +214,20 @@ static inline bool
 lsw_wait_yields(uint64_t sleep_until, uint64_t now)
 {
 	return (int64_t)(now - sleep_until) >= 0;
+}
+
+/* Whether worker @w's CPUs (@cpus[w], of @n workers) are another worker's too (`"LCORE@CPU"`
+ * in LSW.global.workers): such workers take turns by yielding, whatever a yield costs. */
+static inline bool
+lsw_cpus_shared(const rte_cpuset_t *cpus, uint16_t n, uint16_t w)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		rte_cpuset_t both;
+		CPU_AND(&both, &cpus[w], &cpus[i]);
+		if (i != w && CPU_COUNT(&both) != 0)
+			return true;
+	}
+	return false;
 }
 
 /* Note a yield that kept the CPU away @cost ticks and came back at @t. */

@@ -544,6 +544,30 @@ test_wait_yields(void **state)
 	assert_true(lsw_wait_yields(until, t + window + 1));
 }
 
+/* Workers on a CPU of their own, and workers placed on one CPU ("2@1", "3@1"). */
+static void
+test_cpus_shared(void **state)
+{
+	rte_cpuset_t cpus[4];
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		CPU_ZERO(&cpus[i]);
+	CPU_SET(1, &cpus[0]);
+	CPU_SET(2, &cpus[1]);
+	CPU_SET(3, &cpus[2]);
+	CPU_SET(0, &cpus[3]);
+	CPU_SET(4, &cpus[3]);
+	for (uint16_t w = 0; w < 4; w++)
+		assert_false(lsw_cpus_shared(cpus, 4, w));
+	CPU_SET(1, &cpus[2]); /* worker 2 on CPUs 1 and 3: it and worker 0 share CPU 1 */
+	assert_true(lsw_cpus_shared(cpus, 4, 0));
+	assert_false(lsw_cpus_shared(cpus, 4, 1));
+	assert_true(lsw_cpus_shared(cpus, 4, 2));
+	assert_false(lsw_cpus_shared(cpus, 4, 3));
+	assert_false(lsw_cpus_shared(cpus, 1, 0)); /* one worker alone */
+}
+
 int
 main(void)
 {
@@ -558,6 +582,7 @@ main(void)
 		cmocka_unit_test(test_egress_runs_as_picks),
 		cmocka_unit_test(test_egress_run_shaper),
 		cmocka_unit_test(test_wait_yields),
+		cmocka_unit_test(test_cpus_shared),
 	};
 	t_eal_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
