@@ -6,7 +6,8 @@
  * a queue's entries pushed a run at once; the egress run giving each packet's buffer
  * back to the PG and parts it was charged to, when a run mixes them; an empty DWRR queue
  * keeping no credit; egress runs serving what a pick for each packet would, and spending
- * the shaper's tokens as a frame at a time would; a worker's short wait a yield or a sleep.
+ * the shaper's tokens as a frame at a time would; a worker's short wait a yield or a sleep,
+ * and which workers share a CPU.
  */
 #include <inttypes.h>
 #include <stdlib.h>
