@@ -190,7 +190,8 @@ uint64_t lsw_port_tx_burst_bytes(const struct lsw_config *c, uint16_t port, uint
 /* Slots of a net_memif port's ring: rsize from the devargs, else lsw's choice (a burst's
  * worth, 16 to 1024), which lsw passes as rsize; 0 for other ports. */
 uint32_t lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
-/* The burst and the ring: what arrives after a pause, beyond the cable. */
+/* The burst, the ring, and the rx burst that crossed XOFF: what arrives after a pause
+ * is decided, beyond the cable. */
 uint64_t lsw_port_inflight_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
 
 /* The buffer and QoS tables, by file (config.h says in which order they run). */

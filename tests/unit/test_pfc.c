@@ -442,6 +442,77 @@ test_lossy_isolation(void **state)
 	t_switch_free(t);
 }
 
+/* A software peer over net_memif (lab_dcqcn's leaf): 1 Gb/s, MTU 4200, 4 KB frames, a ring
+ * of 8 slots, a computed ("NULL") profile. The worst case after the PG crosses its XOFF
+ * point: the rest of the rx burst that crossed it (the worker admits a burst whole), a full
+ * ring (the worker was preempted before the XOFF went out) and the peer's burst. The
+ * computed headroom holds all of it: counting the ring once, it dropped one frame in CI. */
+#define MEMIF_CONFIG \
+	"{\"DEVICE_METADATA\": {\"localhost\": {\"mac\": \"02:00:00:00:00:01\"}}," \
+	" \"LSW\": {\"global\": {\"workers\": [1], \"mbufs\": 200000}}," \
+	" \"PORT\": {\"Ethernet0\": {\"speed\": \"1000\", \"mtu\": \"4200\"}," \
+	"   \"Ethernet4\": {\"speed\": \"1000\", \"mtu\": \"4200\"}}," \
+	" \"LSW_PORT\": {\"Ethernet0\": {\"devargs\":" \
+	"     \"net_memif0,role=server,socket=/nonexistent/l0.sock,rsize=3\"}," \
+	"   \"Ethernet4\": {\"devargs\": \"net_null1\"}}," \
+	" \"INTERFACE\": {\"Ethernet0|10.0.0.0/31\": {}, \"Ethernet4|10.0.1.0/31\": {}}," \
+	" \"STATIC_ROUTE\": {\"10.2.0.0/16\": {\"nexthop\": \"10.0.1.1\"}}," \
+	" \"NEIGH\": {\"Ethernet4|10.0.1.1\": {\"neigh\": \"02:00:00:00:04:01\"}}," \
+	" \"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"type\": \"ingress\"," \
+	"     \"mode\": \"dynamic\", \"size\": \"2MB\"}," \
+	"   \"egress_lossless_pool\": {\"type\": \"egress\", \"mode\": \"static\"," \
+	"     \"size\": \"2MB\"}}," \
+	" \"BUFFER_PROFILE\": {\"ingress_lossy_profile\": {\"pool\": \"ingress_lossless_pool\"," \
+	"     \"dynamic_th\": \"0\"}," \
+	"   \"egress_lossy_profile\": {\"pool\": \"egress_lossless_pool\"," \
+	"     \"static_th\": \"2MB\"}}," \
+	" \"DEFAULT_LOSSLESS_BUFFER_PARAMETER\": {\"AZURE\": {\"default_dynamic_th\": \"-4\"}}," \
+	" \"PORT_QOS_MAP\": {\"Ethernet0,Ethernet4\": {\"pfc_enable\": \"3\"}}," \
+	" \"CABLE_LENGTH\": {\"AZURE\": {\"Ethernet0\": \"5m\", \"Ethernet4\": \"5m\"}}," \
+	" \"BUFFER_PG\": {\"Ethernet0|3\": {\"profile\": \"NULL\"}}}"
+
+static void
+test_memif_peer_headroom(void **state)
+{
+	static uint8_t big[4300];
+	struct t_switch *t = t_switch_new(MEMIF_CONFIG);
+	struct t_flow f = {.dst = "10.2.0.1", .payload = 4200 - 28, .vlan = -1,
+			   .tos = 3 << 2};
+	const struct lsw_config *c = t->sw.cfg;
+	const uint64_t now = 1000;
+
+	(void)state;
+	uint16_t len = t_build_ipv4(big, &f);
+	assert_int_equal(len, 4214);
+	const uint32_t slots = lsw_port_ring_slots(c, 0, 1000);
+	const uint64_t burst = lsw_port_tx_burst_bytes(c, 0, 1000);
+	assert_int_equal(slots, 8);
+	int prof = lsw_config_find("pg_lossless_1000_5m_profile", c->qos.profile,
+				   c->qos.n_profiles, sizeof(c->qos.profile[0]));
+	assert_true(prof >= 0);
+	const uint64_t xoff = c->qos.profile[prof].xoff;
+	/* Up to the frame that crosses XOFF, one frame a burst. */
+	for (int sent = 0; !(sched(t, 0)->pfc.xoff_pg >> 3 & 1); sent++) {
+		assert_true(sent < 1000);
+		t_rx(t, 0, big, len, now);
+		lsw_pfc_poll(&t->w, t->conf, 0, now);
+	}
+	const int64_t before = t->w.buffer->use.pg_occ[0][3][LSW_PART_HEADROOM];
+	/* The rest of that burst, a full ring, the peer's burst. */
+	const uint32_t after = slots - 1 + slots + (uint32_t)((burst + len - 1) / len);
+	for (uint32_t i = 0; i < after; i++)
+		t_rx(t, 0, big, len, now);
+	assert_int_equal(t_drops(t, 0, LSW_DROP_HEADROOM_OVERFLOW), 0);
+	const int64_t used = t->w.buffer->use.pg_occ[0][3][LSW_PART_HEADROOM];
+	assert_true(used - before >= (int64_t)after * len);
+	assert_true(used <= (int64_t)xoff);
+	/* The headroom is that and a margin, not another ring: a ring more overflows. */
+	for (uint32_t i = 0; i < slots; i++)
+		t_rx(t, 0, big, len, now);
+	assert_true(t_drops(t, 0, LSW_DROP_HEADROOM_OVERFLOW) > 0);
+	t_switch_free(t);
+}
+
 int
 main(void)
 {
@@ -455,6 +526,7 @@ main(void)
 		cmocka_unit_test(test_pfc_off_resumes_peer),
 		cmocka_unit_test(test_admin_down_drops_pfc),
 		cmocka_unit_test(test_lossy_isolation),
+		cmocka_unit_test(test_memif_peer_headroom),
 	};
 	t_eal_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,7 +53,7 @@ def run(sc, rep, rundir, quick):
         t_end = max((r[0] for r in res["samples"]["rows"]), default=0) / 1e6
         late = [v for t, v in qrows if t_end / 2 <= t <= t_end]
         out[case] = {"jain": common.jain(rates.values()), "pause_frames": pauses,
-                     "drops": common.total(d),
+                     "drops": common.total(d), "drop_reasons": d,
                      "queue_within_kmax": sum(1 for v in late if v <= kmax) / max(1, len(late)),
                      "rates_mbps": [round(r / 1e6, 1) for r in rates.values()],
                      "messages_done": res["messages_done"], "messages": res["messages_posted"]}
