@@ -35,7 +35,8 @@ round_up_1k(double v)
 
 int
 lsw_buffer_headroom(const struct lsw_buffer_conf *b, uint32_t speed, uint32_t cable_m,
-		    uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h)
+		    uint32_t port_mtu, uint64_t inflight, uint32_t ring_frames, bool shp,
+		    struct lsw_headroom *h)
 {
 	const double cell = b->cell, p = b->small_packet_percentage, lmtu = b->lossless_mtu;
 	bool mellanox = b->headroom_model == 0;
@@ -56,11 +57,15 @@ lsw_buffer_headroom(const struct lsw_buffer_conf *b, uint32_t speed, uint32_t ca
 	h->cable_bytes = 2.0 * cable_m * speed * 1e9 / 198e6 / (mellanox ? 8000 : 8192);
 	h->peer_response = q ? q * 512.0 / 8 : b->peer_response_time;
 	/* A software link holds more than a cable: what the sender handed its PMD ahead of
-	 * the line rate, and what sits in the PMD's ring, arrive after a pause goes out. */
+	 * the line rate, and what sits in the PMD's rings, arrive after a pause goes out. */
 	h->inflight = (double)inflight;
 	h->propagation = port_mtu + h->cable_bytes + b->mac_phy_delay + h->peer_response +
 			 h->inflight;
-	h->xoff = round_up_1k(lmtu + h->propagation * h->occupancy);
+	/* Ring slots are counted in frames, each charged whole (an 802.1Q frame of the port
+	 * MTU in cells), not scaled by the cell waste of small packets: a slot holds one
+	 * frame however small, so with 4 KB cells the scaling counted a ring 4 times over. */
+	h->ring = (double)ring_frames * ceil((port_mtu + 18) / cell) * cell;
+	h->xoff = round_up_1k(lmtu + h->propagation * h->occupancy + h->ring);
 	if (mellanox && b->small_packet_percentage != 100 && !shp)
 		h->xoff += 2048; /* buffer_headroom_mellanox.lua's compensation without SHP */
 	h->xon = round_up_1k(b->pipeline_latency);

@@ -455,7 +455,8 @@ computed_profile(struct lsw_config *c, uint16_t port, const char *path, struct l
 		return -1;
 	}
 	if (lsw_buffer_headroom(&q->buf, pc->speed, q->port[port].cable_m, pc->mtu,
-				lsw_port_inflight_bytes(c, port, pc->speed),
+				lsw_port_tx_burst_bytes(c, port, pc->speed),
+				lsw_port_ring_frames(c, port, pc->speed),
 				q->pool[pool_idx].xoff != 0, &h) != 0) {
 		lsw_errs_add(errs, path, "cannot compute headroom");
 		return -1;

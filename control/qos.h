@@ -179,7 +179,7 @@ struct lsw_qos_conf {
 };
 
 /* inflight.c: what @port may have handed its PMD that the wire has not carried yet: the
- * shaper's burst and the PMD's ring, both part of a lossless PG's headroom. */
+ * shaper's burst and the PMD's rings, both part of a lossless PG's headroom. */
 bool lsw_port_is_memif(const struct lsw_config *c, uint16_t port);
 /* Bytes of a net_memif port's packet buffer: bsize from the devargs, else lsw's choice (a
  * power of two that holds the largest frame), which lsw passes as bsize; 0 for other ports. */
@@ -190,9 +190,9 @@ uint64_t lsw_port_tx_burst_bytes(const struct lsw_config *c, uint16_t port, uint
 /* Slots of a net_memif port's ring: rsize from the devargs, else lsw's choice (a burst's
  * worth, 16 to 1024), which lsw passes as rsize; 0 for other ports. */
 uint32_t lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
-/* The burst, the ring, and the rx burst that crossed XOFF: what arrives after a pause
- * is decided, beyond the cable. */
-uint64_t lsw_port_inflight_bytes(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
+/* Frames a net_memif port's rings may deliver after lsw decides to pause: the rx burst that
+ * crossed XOFF and the ring behind it (0 for other ports). */
+uint32_t lsw_port_ring_frames(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
 
 /* The buffer and QoS tables, by file (config.h says in which order they run). */
 void lsw_config_buffer_defaults(struct lsw_buffer_conf *b);
@@ -230,16 +230,20 @@ bool lsw_config_ref(const struct lsw_field *f, json_t *v, const char *path, void
 
 /* Headroom of a lossless PG (SONiC's dynamic model, reference/buffers.md 2.2). */
 struct lsw_headroom {
-	double wcf, occupancy, cable_bytes, peer_response, inflight, propagation;
+	double wcf, occupancy, cable_bytes, peer_response, inflight, propagation, ring;
 	uint64_t xoff, xon, size;
 };
 
-/* SONiC's formula (reference/buffers.md 2.2), plus @inflight: what a software port may
- * have handed its PMD that the wire has not carried yet (lsw_port_inflight_bytes; 0 gives
- * SONiC's figures). @shp: the pool has a shared headroom pool (BUFFER_POOL.xoff), so the
- * profile reserves only xon and gets no compensation (buffer_headroom_mellanox.lua). */
+/* SONiC's formula (reference/buffers.md 2.2), plus what a software link holds beyond a
+ * cable: @inflight bytes sent ahead of the line rate (lsw_port_tx_burst_bytes), scaled by
+ * cell waste like the wire's bytes, and @ring_frames frames in PMD rings
+ * (lsw_port_ring_frames), each charged whole as a frame of @port_mtu: a slot holds one
+ * frame, however small. 0 and 0 give SONiC's figures. @shp: the pool has a shared headroom
+ * pool (BUFFER_POOL.xoff), so the profile reserves only xon and gets no compensation
+ * (buffer_headroom_mellanox.lua). */
 int lsw_buffer_headroom(const struct lsw_buffer_conf *b, uint32_t speed_mbps, uint32_t cable_m,
-			uint32_t port_mtu, uint64_t inflight, bool shp, struct lsw_headroom *h);
+			uint32_t port_mtu, uint64_t inflight, uint32_t ring_frames, bool shp,
+			struct lsw_headroom *h);
 /* Parse "14680064", "14MB", "512KB", "1.5MB" (binary units: K = 1024, M = 2^20, G = 2^30). */
 bool lsw_parse_size(const char *s, uint64_t *bytes);
 /* Parse "5m", "300m", "2km" or a plain number of metres. */

@@ -16,7 +16,7 @@ test_headroom_t5(void **state)
 	struct lsw_headroom h;
 
 	(void)state;
-	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, false, &h), 0);
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, 0, false, &h), 0);
 	assert_true(h.wcf == 2);
 	assert_true(fabs(h.occupancy - 1.1176) < 0.0001);
 	assert_true(fabs(h.cable_bytes - 631.3) < 0.05);
@@ -27,18 +27,27 @@ test_headroom_t5(void **state)
 	assert_int_equal(h.size, 62464);
 	/* A shared headroom pool (BUFFER_POOL.xoff): the xoff comes from the pool, so the
 	 * profile reserves xon alone and the 2 KB compensation goes (mellanox.lua). */
-	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, true, &h), 0);
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, 0, true, &h), 0);
 	assert_int_equal(h.xoff, 41984);
 	assert_int_equal(h.size, 18432);
-	assert_int_equal(lsw_buffer_headroom(&b, 100000, 300, 9100, 0, false, &h), 0);
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 300, 9100, 0, 0, false, &h), 0);
 	assert_int_equal(h.xoff, 84992);
 	assert_int_equal(h.size, 103424);
 	/* The generic formula with a 2048-byte cell (a per-mbuf charge): why to charge bytes. */
 	b.headroom_model = 1;
 	b.cell = 2048;
-	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, false, &h), 0);
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, 0, false, &h), 0);
 	assert_true(h.wcf == 32);
 	assert_int_equal(h.xoff, 594944);
+	/* Ring frames are charged whole, outside the cell-waste scaling: 16 frames of 9118
+	 * bytes in 2 KB cells are 16 x 10240, where the scaling (x 17.1) would make 2.5 MB. */
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 0, 16, false, &h), 0);
+	assert_true(h.ring == 16 * 10240);
+	assert_int_equal(h.xoff, 594944 + 16 * 10240);
+	/* The shaper's burst is bytes on the wire: scaled like the cable's. */
+	assert_int_equal(lsw_buffer_headroom(&b, 100000, 5, 9100, 1000, 0, false, &h), 0);
+	assert_true(h.inflight == 1000 && h.ring == 0);
+	assert_true(h.xoff > 594944 + 1000);
 }
 
 static void
