@@ -5,6 +5,7 @@
  * lsw computes for "NULL"), and the budget of every pool. A config without any of them gets
  * a default buffer (README).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,12 +462,33 @@ computed_profile(struct lsw_config *c, uint16_t port, const char *path, struct l
 		lsw_errs_add(errs, path, "cannot compute headroom");
 		return -1;
 	}
-	/* SONiC's name for the same profile: pg_lossless_<speed>_<cable>m_profile. */
-	snprintf(name, sizeof(name), "pg_lossless_%u_%um_profile", pc->speed,
-		 q->port[port].cable_m);
-	int idx = lsw_config_find(name, q->profile, q->n_profiles, sizeof(q->profile[0]));
-	if (idx >= 0)
-		return idx;
+	/* SONiC's name for the same profile: pg_lossless_<speed>_<cable>m_profile, shared by
+	 * the ports it fits. A port whose MTU or rings give other figures gets a name of its
+	 * own (SONiC adds _mtu<mtu> too): sharing the first port's profile gave a port with a
+	 * larger MTU or ring a headroom too small for it. */
+	int idx = -1;
+	for (int form = 0; form < 3; form++) {
+		if (form == 0)
+			snprintf(name, sizeof(name), "pg_lossless_%u_%um_profile", pc->speed,
+				 q->port[port].cable_m);
+		else if (form == 1)
+			snprintf(name, sizeof(name), "pg_lossless_%u_%um_mtu%u_profile",
+				 pc->speed, q->port[port].cable_m, pc->mtu);
+		else
+			snprintf(name, sizeof(name), "pg_lossless_%u_%um_mtu%u_xoff%" PRIu64
+				 "_profile", pc->speed, q->port[port].cable_m, pc->mtu, h.xoff);
+		idx = lsw_config_find(name, q->profile, q->n_profiles, sizeof(q->profile[0]));
+		if (idx < 0)
+			break;
+		const struct lsw_profile_conf *o = &q->profile[idx];
+		if (o->computed && o->xoff == h.xoff && o->size == h.size && o->xon == h.xon)
+			return idx;
+	}
+	if (idx >= 0) {
+		lsw_errs_add(errs, path, "computed headroom profile %s exists with other figures",
+			     name);
+		return -1;
+	}
 	if (q->n_profiles == LSW_MAX_PROFILES) {
 		lsw_errs_add(errs, path, "too many profiles");
 		return -1;

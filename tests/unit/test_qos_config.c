@@ -148,6 +148,41 @@ test_good(void **state)
 	lsw_config_free(c);
 }
 
+/* A computed profile is shared by the ports it fits, and a port whose MTU or ring gives
+ * other figures gets its own: with the first port's, a larger MTU or ring went short. */
+static void
+test_computed_per_port(void **state)
+{
+	struct lsw_errs errs;
+	struct lsw_config *c = load(
+		"{\"PORT\": {\"Ethernet4\": {\"speed\": \"100000\", \"mtu\": \"1500\"}},"
+		" \"BUFFER_PG\": {\"Ethernet4|3\": {\"profile\": \"NULL\"}},"
+		" \"CABLE_LENGTH\": {\"AZURE\": {\"Ethernet4\": \"5m\"}}}", &errs);
+
+	(void)state;
+	if (c == NULL)
+		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
+	const struct lsw_qos_conf *q = &c->qos;
+	int p0 = profile(c, "pg_lossless_100000_5m_profile");
+	int p4 = profile(c, "pg_lossless_100000_5m_mtu1500_profile");
+	assert_true(p0 >= 0 && p4 >= 0);
+	assert_int_equal(q->port[0].pg_profile[3], p0);
+	assert_int_equal(q->port[1].pg_profile[3], p4);
+	assert_true(q->profile[p4].computed);
+	assert_true(q->profile[p4].xoff < q->profile[p0].xoff); /* 1500 against 9100 */
+	lsw_config_free(c);
+	/* The same speed, cable and MTU: one profile. */
+	c = load("{\"PORT\": {\"Ethernet4\": {\"speed\": \"100000\"}},"
+		 " \"BUFFER_PG\": {\"Ethernet4|3\": {\"profile\": \"NULL\"}},"
+		 " \"CABLE_LENGTH\": {\"AZURE\": {\"Ethernet4\": \"5m\"}}}", &errs);
+	if (c == NULL)
+		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
+	p0 = profile(c, "pg_lossless_100000_5m_profile");
+	assert_int_equal(c->qos.port[1].pg_profile[3], p0);
+	assert_int_equal(profile(c, "pg_lossless_100000_5m_mtu9100_profile"), -1);
+	lsw_config_free(c);
+}
+
 /* pfc_watchdog_status follows the port's pfc_enable wherever the config sets it, in any
  * entry order; pfcwd_sw_enable names priorities; "disable" turns the watchdog off. */
 static void
@@ -404,6 +439,7 @@ main(void)
 		cmocka_unit_test(test_headroom_t5),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_computed_per_port),
 		cmocka_unit_test(test_pfcwd_entries),
 		cmocka_unit_test(test_wred),
 		cmocka_unit_test(test_bad),
