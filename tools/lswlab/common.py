@@ -16,6 +16,16 @@ def total(d):
     return sum(n for reasons in d.values() for n in reasons.values())
 
 
+def drops_measured(d):
+    """A drop check's measured figure: the count, and where there are drops, their ports
+    and reasons, so that a failed run's summary names them (CI keeps only the summary)."""
+    n = total(d)
+    if n == 0:
+        return 0
+    return "%d (%s)" % (n, ", ".join("%s %s %d" % (p, r, c) for p, rs in sorted(d.items())
+                                     for r, c in sorted(rs.items())))
+
+
 LOSSLESS_DROPS = ("HEADROOM_OVERFLOW", "INGRESS_PG_THRESHOLD", "EGRESS_QUEUE_THRESHOLD",
                   "MBUF_LIMIT", "WRED_DROP", "TX_RING_FULL", "TX_QUEUE_FULL")
 
