@@ -83,5 +83,7 @@ lsw_port_ring_frames(const struct lsw_config *c, uint16_t port, uint32_t speed_m
 	 * the XOFF goes out if the worker is preempted between the two: with only the ring
 	 * counted, a 1 Gb/s PFC incast of 4 KB frames (lab_dcqcn in CI) dropped one frame as
 	 * HEADROOM_OVERFLOW. */
+	if (!lsw_port_is_memif(c, port))
+		return LSW_BURST; /* the burst alone: what queues before the PMD is not lsw's */
 	return slots + RTE_MIN(slots, (uint32_t)LSW_BURST);
 }

@@ -190,8 +190,8 @@ uint64_t lsw_port_tx_burst_bytes(const struct lsw_config *c, uint16_t port, uint
 /* Slots of a net_memif port's ring: rsize from the devargs, else lsw's choice (a burst's
  * worth, 16 to 1024), which lsw passes as rsize; 0 for other ports. */
 uint32_t lsw_port_ring_slots(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
-/* Frames a net_memif port's rings may deliver after lsw decides to pause: the rx burst that
- * crossed XOFF and the ring behind it (0 for other ports). */
+/* Frames a port may deliver after lsw decides to pause: the rx burst that crossed XOFF, and
+ * on net_memif the ring behind it (other ports' queues before the PMD are not counted). */
 uint32_t lsw_port_ring_frames(const struct lsw_config *c, uint16_t port, uint32_t speed_mbps);
 
 /* The buffer and QoS tables, by file (config.h says in which order they run). */
