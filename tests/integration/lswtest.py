@@ -158,6 +158,12 @@ class Lsw:
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
+            # A killed lsw cannot remove its DPDK runtime directory: a failed test left
+            # /var/run/dpdk/lswtest-PID behind. The test is ending, so the other lsw of
+            # this prefix (if any) is being killed too.
+            prefix = self.config["LSW"]["global"].get("file_prefix")
+            if prefix:
+                shutil.rmtree(os.path.join("/var/run/dpdk", prefix), ignore_errors=True)
             self.proc = None
 
     def __enter__(self):
