@@ -78,12 +78,13 @@ lsw_port_ring_frames(const struct lsw_config *c, uint16_t port, uint32_t speed_m
 {
 	uint32_t slots = lsw_port_ring_slots(c, port, speed_mbps);
 
-	/* The rx burst in which the PG crossed its XOFF point: the worker admits it whole (a
-	 * ring of frames at most) before it decides to pause. Then the ring refills before
-	 * the XOFF goes out if the worker is preempted between the two: with only the ring
-	 * counted, a 1 Gb/s PFC incast of 4 KB frames (lab_dcqcn in CI) dropped one frame as
-	 * HEADROOM_OVERFLOW. */
+	/* The rx burst in which the PG crossed its XOFF point: the worker admits it whole
+	 * before it decides to pause (a ring of frames at most on net_memif, LSW_BURST
+	 * elsewhere). On net_memif the ring refills behind it if the worker is preempted
+	 * before the XOFF goes out: with only the ring counted, a 1 Gb/s PFC incast of 4 KB
+	 * frames (lab_dcqcn in CI) dropped one frame as HEADROOM_OVERFLOW. What waits before
+	 * other PMDs (a NIC's rx ring, a tap's kernel queue) is not bounded by lsw. */
 	if (!lsw_port_is_memif(c, port))
-		return LSW_BURST; /* the burst alone: what queues before the PMD is not lsw's */
+		return LSW_BURST;
 	return slots + RTE_MIN(slots, (uint32_t)LSW_BURST);
 }
