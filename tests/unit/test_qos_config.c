@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Buffer and QoS configuration: the headroom formula against buffers.md T5, sizes with
  * units, defaults, computed profiles, and every validation rule by JSON path. */
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include "harness.h"
@@ -182,7 +183,22 @@ test_computed_per_port(void **state)
 	p0 = profile(c, "pg_lossless_100000_5m_profile");
 	assert_int_equal(c->qos.port[1].pg_profile[3], p0);
 	assert_int_equal(profile(c, "pg_lossless_100000_5m_mtu9100_profile"), -1);
+	const uint64_t xoff = c->qos.profile[p0].xoff;
 	lsw_config_free(c);
+	/* Every name it could take is a profile of the user's: refused, by path. */
+	char patch[1024];
+	const char *user = "{\"pool\": \"ingress_lossless_pool\", \"dynamic_th\": \"0\"}";
+	snprintf(patch, sizeof(patch),
+		 "{\"BUFFER_PROFILE\": {\"pg_lossless_100000_5m_profile\": %s,"
+		 " \"pg_lossless_100000_5m_mtu9100_profile\": %s,"
+		 " \"pg_lossless_100000_5m_mtu9100_xoff%" PRIu64 "_profile\": %s}}",
+		 user, user, xoff, user);
+	assert_null(load(patch, &errs));
+	bool found = false;
+	for (unsigned int i = 0; i < errs.n; i++)
+		found |= strcmp(errs.e[i].path, "$.BUFFER_PG['Ethernet0|3-4'].profile") == 0 &&
+			 strstr(errs.e[i].msg, "exists with other figures") != NULL;
+	assert_true(found);
 }
 
 /* pfc_watchdog_status follows the port's pfc_enable wherever the config sets it, in any
