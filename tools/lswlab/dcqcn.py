@@ -42,14 +42,13 @@ def run(sc, rep, rundir, quick):
     n = q.get("n", sc["n"])
     e, exp = sc["ecn"], sc["expect"]
     kmax = size_bytes(e["kmax"])
-    out, queues, d_by_case = {}, {}, {}
+    out, queues = {}, {}
     for case in sc["cases"]:
         # A case for comparison only (NVIDIA's profile beside the paper's) is left out of
         # --quick: it has no check.
         if quick and sc["cases"][case].get("report_only"):
             continue
         res, qrows, d, pauses = one(sc, rep, case, n, rundir, quick)
-        d_by_case[case] = d
         rates = common.rates_last_half(res)
         t_end = max((r[0] for r in res["samples"]["rows"]), default=0) / 1e6
         late = [v for t, v in qrows if t_end / 2 <= t <= t_end]
@@ -85,7 +84,7 @@ def run(sc, rep, rundir, quick):
         rep.metrics.setdefault("cases", {})[case] = out[case]
         rep.check("%s: every message completes" % case, out[case]["messages"],
                   out[case]["messages_done"], out[case]["messages_done"] == out[case]["messages"])
-        rep.check("%s: no drop" % case, 0, common.drops_measured(d_by_case[case]),
+        rep.check("%s: no drop" % case, 0, common.drops_measured(out[case]["drop_reasons"]),
                   out[case]["drops"] == 0)
     rep.lines("queue", "The receiver's egress queue", "time (ms)", "KB", queues,
               "With DCQCN the queue stays near the ECN thresholds (kmin %s, kmax %s); with "
