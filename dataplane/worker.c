@@ -119,6 +119,8 @@ lsw_process_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_
 			lsw_count_drop(w, port, LSW_DROP_IRIF_DISABLED, m);
 			continue;
 		}
+		if (likely(lsw_ipv4_fast(w, conf, port, p, m, now)))
+			continue;
 		handle_one(w, conf, port, p, m, now);
 	}
 	pc->ctr[LSW_PC_IF_IN_OCTETS] += bytes;

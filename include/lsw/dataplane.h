@@ -269,6 +269,11 @@ lsw_csum_update16(rte_be16_t csum, uint16_t old, uint16_t new)
 /* ipv4.c */
 void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 		    struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
+/* Forward @m, received on @in_port (@p), by the fast path when it is a frame for it (see
+ * ipv4.c): true when it took @m, false when @m is left as it was, for lsw_parse and
+ * the careful way. */
+bool lsw_ipv4_fast(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+		   const struct lsw_port_dp *p, struct rte_mbuf *m, uint64_t now);
 void lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip);
 void lsw_ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
 		     struct rte_mbuf *m);
