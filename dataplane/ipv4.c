@@ -403,7 +403,7 @@ lsw_ipv4_fast(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in
 	if (proto == IPPROTO_UDP) {
 		if (unlikely(avail < 8))
 			return false;
-		if (eth[l4 + 2] == LSW_ROCEV2_PORT >> 8 && eth[l4 + 3] == (LSW_ROCEV2_PORT & 0xff)) {
+		if (((uint32_t)eth[l4 + 2] << 8 | eth[l4 + 3]) == LSW_ROCEV2_PORT) {
 			if (unlikely(avail < 8 + LSW_BTH_LEN))
 				return false;
 			roce = true;

@@ -303,6 +303,26 @@ eth(uint8_t *buf, const char *dmac, const char *smac, int vlan, uint16_t type)
 	return buf + 18;
 }
 
+void
+t_mangle_ipv4(uint8_t *buf, uint16_t *len, int kind)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + 14);
+
+	switch (kind) {
+	case 1:
+		buf[12 + rand() % 22] ^= (uint8_t)(1 << rand() % 8);
+		break;
+	case 2:
+		buf[14 + rand() % 20] ^= (uint8_t)(1 << rand() % 8);
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		break;
+	case 3:
+		*len = (uint16_t)(rand() % (*len + 16));
+		break;
+	}
+}
+
 uint16_t
 t_build_ipv4(uint8_t *buf, const struct t_flow *f)
 {

@@ -82,6 +82,10 @@ struct lsw_config *t_config_patch(const char *base, const char *patch, struct ls
 void t_config_refused(const char *base, const char *const (*cases)[3], size_t n);
 /* Does the IPv4 header at @ip carry a correct checksum? */
 bool t_ipv4_csum_ok(const struct rte_ipv4_hdr *ip);
+/* Damage the IPv4 frame of *@len bytes in @buf as @kind says: 1 a bit of the Ethernet or
+ * IPv4 header flipped; 2 a bit of the IPv4 header (at byte 14) flipped, its checksum made
+ * right again; 3 cut short, or padded with what @buf held; any other, nothing. */
+void t_mangle_ipv4(uint8_t *buf, uint16_t *len, int kind);
 
 #endif
 

@@ -489,9 +489,11 @@ test_fast_equals_careful(void **state)
 		 * first two destinations). */
 		struct t_flow f = {
 			.dst = dsts[rand() % 4 ? rand() % 2 : rand() % (int)RTE_DIM(dsts)],
-			.src = srcs[ONE_IN(srcs)], .dmac = dmacs[ONE_IN(dmacs)], .smac = rand() % 16 ? NULL : "03:00:00:00:00:02",
+			.src = srcs[ONE_IN(srcs)], .dmac = dmacs[ONE_IN(dmacs)],
+			.smac = rand() % 16 ? NULL : "03:00:00:00:00:02",
 			.proto = protos[ONE_IN(protos)], .sport = (uint16_t)rand(),
-			.dport = rand() % 2 ? 4791 : 80, .ttl = (uint8_t)(rand() % 4 ? 64 : rand() % 3),
+			.dport = rand() % 2 ? 4791 : 80,
+			.ttl = (uint8_t)(rand() % 4 ? 64 : rand() % 3),
 			.payload = (uint16_t)(rand() % 8 ? rand() % 64 : 1400 + rand() % 200),
 			.vlan = rand() % 13 ? -1 : rand() % 2, .df = rand() % 2,
 			.tos = (uint8_t)rand(),
@@ -500,20 +502,7 @@ test_fast_equals_careful(void **state)
 		const uint16_t l4 = f.vlan >= 0 ? 38 : 34;
 		if (f.dport == 4791 && rand() % 2) /* a CNP's BTH opcode */
 			buf[l4 + 8] = 0x81;
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + l4 - 20);
-		switch (rand() % 8) {
-		case 1: /* a bit of the Ethernet or IPv4 header flipped */
-			buf[12 + rand() % 22] ^= (uint8_t)(1 << rand() % 8);
-			break;
-		case 2: /* the same, the checksum made right again */
-			buf[14 + rand() % 20] ^= (uint8_t)(1 << rand() % 8);
-			ip->hdr_checksum = 0;
-			ip->hdr_checksum = rte_ipv4_cksum(ip);
-			break;
-		case 3: /* cut short, or padded with what the buffer held */
-			len = (uint16_t)(rand() % (len + 16));
-			break;
-		}
+		t_mangle_ipv4(buf, &len, rand() % 8); /* 3 times in 8 */
 		both_conf(a, i);
 		both_conf(b, i);
 		struct rte_mbuf *ma = t_mbuf(buf, len), *mb = t_mbuf(buf, len);
