@@ -4,17 +4,28 @@
 #include <rte_hash_crc.h>
 #include "lsw/dataplane.h"
 
-/* RoCEv2 received on @in_port: counted whatever becomes of it. */
+/* RoCEv2 received on @in_port, BTH opcode @opcode: counted whatever becomes of it. */
 static void
-roce_input(struct lsw_worker *w, uint16_t in_port, const struct rte_mbuf *m,
-	   const struct lsw_pkt_info *pi)
+roce_input(struct lsw_worker *w, uint16_t in_port, const struct rte_mbuf *m, uint8_t opcode)
 {
 	uint64_t *c = w->ctr->port[in_port].ctr;
 
 	c[LSW_PC_ROCE_IN_PKTS]++;
 	c[LSW_PC_ROCE_IN_OCTETS] += m->pkt_len;
-	if (pi->bth_opcode == LSW_BTH_OP_CNP)
+	if (opcode == LSW_BTH_OP_CNP)
 		c[LSW_PC_ROCE_CNP_IN_PKTS]++;
+}
+
+/* Where a routed packet of traffic class @tc goes, for admission and drop snapshots. */
+static __rte_always_inline void
+route_meta(struct lsw_pkt_meta *meta, const struct lsw_buffer_dp *mc, uint16_t in_port,
+	   uint8_t tc, uint16_t out)
+{
+	meta->in_port = (uint8_t)in_port;
+	meta->tc = tc;
+	meta->pg = mc->tc_pg[in_port][tc];
+	meta->out_port = (uint8_t)out;
+	meta->queue = mc->tc_q[out][tc];
 }
 
 /* The TTL/protocol word m becomes m - 0x100: RFC 1624's HC' = ~(~HC + ~m + m'), where
@@ -191,7 +202,7 @@ ipv4_check(struct lsw_worker *w, uint16_t in_port, const struct rte_mbuf *m,
 	enum lsw_drop d;
 
 	if (unlikely(pi->flags & LSW_PF_ROCE))
-		roce_input(w, in_port, m, pi);
+		roce_input(w, in_port, m, pi->bth_opcode);
 	d = check_addrs(ip, dst);
 	if (unlikely(d != LSW_DROP_NONE))
 		return d;
@@ -265,11 +276,7 @@ ipv4_forward(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		meta->flags = LSW_META_ROCE |
 			      (pi->bth_opcode == LSW_BTH_OP_CNP ? LSW_META_CNP : 0);
-	meta->in_port = (uint8_t)in_port;
-	meta->tc = tc;
-	meta->pg = mc->tc_pg[in_port][tc];
-	meta->out_port = (uint8_t)out;
-	meta->queue = mc->tc_q[out][tc];
+	route_meta(meta, mc, in_port, tc, out);
 
 	if (unlikely(ip->time_to_live <= 1)) {
 		lsw_icmp_error(w, conf, in_port, m, pi, 11, 0, 0, now);
@@ -362,7 +369,7 @@ fast_group(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_po
 	lsw_meta(m)->flags = 0; /* as handle_one: ipv4_forward sets only RoCE's */
 	(void)lsw_parse_plain(eth, tlen, &pi); /* its checks passed in lsw_ipv4_fast */
 	if (unlikely(pi.flags & LSW_PF_ROCE))
-		roce_input(w, in_port, m, &pi);
+		roce_input(w, in_port, m, pi.bth_opcode);
 	ipv4_routed(w, conf, in_port, m, &pi, ip, rte_be_to_cpu_32(ip->dst_addr), v, now);
 }
 
@@ -431,24 +438,17 @@ lsw_ipv4_fast(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in
 	struct lsw_pkt_meta *meta = lsw_meta(m);
 	uint8_t tc = mc->dscp_tc[in_port][ip->type_of_service >> 2], flags = 0;
 	if (unlikely(roce)) {
-		const uint8_t op_code = eth[l4 + 8];
-		uint64_t *c = w->ctr->port[in_port].ctr;
-		c[LSW_PC_ROCE_IN_PKTS]++;
-		c[LSW_PC_ROCE_IN_OCTETS] += m->pkt_len;
+		const uint8_t opcode = eth[l4 + 8];
+		roce_input(w, in_port, m, opcode);
 		flags = LSW_META_ROCE;
-		if (op_code == LSW_BTH_OP_CNP) {
-			c[LSW_PC_ROCE_CNP_IN_PKTS]++;
+		if (opcode == LSW_BTH_OP_CNP) {
 			flags |= LSW_META_CNP;
 			if (conf->cnp_tc != LSW_CNP_TC_DSCP)
 				tc = conf->cnp_tc;
 		}
 	}
 	meta->flags = flags;
-	meta->in_port = (uint8_t)in_port;
-	meta->tc = tc;
-	meta->pg = mc->tc_pg[in_port][tc];
-	meta->out_port = (uint8_t)out;
-	meta->queue = mc->tc_q[out][tc];
+	route_meta(meta, mc, in_port, tc, out);
 	if (unlikely(m->pkt_len > RTE_ETHER_HDR_LEN + tlen))
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - tlen));
 	lsw_ipv4_ttl_dec(ip);
