@@ -480,19 +480,26 @@ req_ack(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, const struct
 static void
 req_cnp(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t now)
 {
+	(void)e;
 	if (h->c.cc == LSW_CC_NONE) {
 		h->ctr[LSW_HC_rp_cnp_ignored]++;
 		qp->st.cnp_ignored++;
 		return;
 	}
-	if (lsw_dcqcn_rp_cnp(&qp->rp, &h->c.dcqcn, h->c.speed_bps, now)) {
+	switch (lsw_dcqcn_rp_cnp(&qp->rp, &h->c.dcqcn, h->c.speed_bps, now)) {
+	case LSW_DCQCN_CNP_DEFERRED:
+		h->ctr[LSW_HC_rp_cnp_deferred]++;
+		/* fall through */
+	case LSW_DCQCN_CNP_CUT:
 		h->ctr[LSW_HC_rp_cnp_handled]++;
 		qp->st.cnp_handled++;
-	} else {
+		break;
+	case LSW_DCQCN_CNP_MERGED:
+		h->ctr[LSW_HC_rp_cnp_merged]++;
 		h->ctr[LSW_HC_rp_cnp_ignored]++;
 		qp->st.cnp_ignored++;
+		break;
 	}
-	(void)e;
 }
 
 static double

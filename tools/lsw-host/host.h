@@ -26,8 +26,12 @@
 #define LSW_FOREACH_HOST_CTR(X) \
 	X(np_ecn_marked_roce_packets, "CE-marked RoCE packets received (NP)") \
 	X(np_cnp_sent,                "CNPs sent (NP)") \
-	X(rp_cnp_handled,             "CNPs that cut a QP's rate (RP)") \
-	X(rp_cnp_ignored,             "CNPs that found no rate to cut: no CC, or one waiting") \
+	X(rp_cnp_handled,             "CNPs that cut a QP's rate, now or when the rate-reduce " \
+				      "period ends (RP)") \
+	X(rp_cnp_ignored,             "CNPs that cut nothing: no CC, or merged (RP)") \
+	X(rp_cnp_deferred,            "of rp_cnp_handled: cut when the rate-reduce period ends") \
+	X(rp_cnp_merged,              "of rp_cnp_ignored: a cut already waited for the period's " \
+				      "end; alpha moved") \
 	X(out_of_sequence,            "packets received ahead of the expected PSN") \
 	X(packet_seq_err,             "NAKs (PSN sequence error) received") \
 	X(local_ack_timeout_err,      "retransmission timeouts") \
