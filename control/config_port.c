@@ -99,6 +99,11 @@ static const struct lsw_field lsw_port_rows[] = {
 	 .dflt = UINT16_MAX},
 	{.name = "rx_pause", .type = LSW_F_BOOL, AT(rx_pause)},
 	{.name = "priority_tagging", .type = LSW_F_BOOL, AT(prio_tag)},
+	/* A worker wakes late now and then (a sleep's tail, a preemption): while a queue
+	 * waits for tokens the port makes up that much line time at once, so that a flow at
+	 * the line rate leaves no standing queue (which ECN would mark). Only towards end
+	 * hosts: a switch peer's headroom does not count a burst above the line rate. */
+	{.name = "shaper_catchup_us", .type = LSW_F_UINT, AT(catchup_us), .max = 100000},
 };
 #undef AT
 static const struct lsw_fields lsw_port_table = LSW_FIELDS(lsw_port_rows);
