@@ -209,7 +209,8 @@ rp_every_cnp_accounted(void **state)
 			if (w == LSW_DCQCN_CNP_CUT) {
 				double most = rc * (100 - c.min_dec_fac) / 100;
 				double cut = rc * alpha / 2 < most ? rc * alpha / 2 : most;
-				assert_true(rp.rc <= rc - cut + 1 || rp.rc == (double)c.min_rate_bps);
+				assert_true(rp.rc <= rc - cut + 1 ||
+					    rp.rc == (double)c.min_rate_bps);
 			} else {
 				assert_true(rp.rc == rc);
 				assert_int_equal(w == LSW_DCQCN_CNP_MERGED, pending);

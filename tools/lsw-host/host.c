@@ -1004,6 +1004,7 @@ sample_qp(struct lsw_hosts *e, struct lsw_qp *qp, uint64_t now)
 	}
 	e->sample[e->n_samples++] = (struct lsw_sample){
 		.t_ns = now - e->start_ns, .qp = qp->idx,
+		.stall_us = (float)(e->stall_ns + e->ring_full_ns - e->stall_sampled) / 1000,
 		.rate_bps = (float)qp_rate(h, qp, now),
 		.tx_bps = (float)((qp->st.bytes_sent - qp->st.bytes_sample) * 8 * NSEC_S /
 				  (double)e->sample_ns),
@@ -1027,6 +1028,25 @@ take_samples(struct lsw_hosts *e, uint64_t now)
 			sample_qp(e, qp, now);
 	}
 	e->n_idle = 0;
+	e->stall_sampled = e->stall_ns + e->ring_full_ns;
+}
+
+/* A poll later than the last one asked, by more than a stall's threshold. A poll that asked
+ * for a time already past (something was due, or waits for the ring) wanted the next at
+ * once: late from its own time. */
+static void
+stall_check(struct lsw_hosts *e, uint64_t now)
+{
+	uint64_t asked = RTE_MAX(e->want_ns, e->poll_ns);
+
+	e->poll_ns = now;
+	if (asked == 0 || now <= asked + LSW_HOST_STALL_NS)
+		return;
+	uint64_t late = now - asked;
+	e->stalls++;
+	e->stall_ns += late;
+	if (late > e->stall_max_ns)
+		e->stall_max_ns = late;
 }
 
 /* The workload's clock starts once every host here knows its gateway (and the switch has
@@ -1059,6 +1079,7 @@ lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 	uint64_t next = UINT64_MAX;
 
 	e->now = now;
+	stall_check(e, now);
 	if (!e->ready && !workload_go(e, now)) {
 		/* Only ARP until then: the hosts' own traffic waits. */
 		for (uint16_t i = 0; i < e->n_hosts; i++) {
@@ -1069,6 +1090,7 @@ lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 				tx_one(e, h, now);
 			next = earlier(next, host_next(e, h, now));
 		}
+		e->want_ns = next == UINT64_MAX ? 0 : next;
 		return next;
 	}
 	while (e->post_next < e->n_posts && due(e->post[e->post_next].at, now)) {
@@ -1108,6 +1130,7 @@ lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 		next = earlier(next, e->post[e->post_next].at);
 	if (e->sample_ns && !lsw_hosts_done(e))
 		next = earlier(next, e->sample_next);
+	e->want_ns = next == UINT64_MAX ? 0 : next;
 	return next;
 }
 

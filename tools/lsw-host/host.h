@@ -222,7 +222,11 @@ struct lsw_sample {
 	uint64_t t_ns;
 	uint32_t qp;
 	float rate_bps, tx_bps, alpha;
+	float stall_us;                    /* the emulator's stalls in the interval (below) */
 };
+
+/* A poll later than it asked by more than this: the process did not run (preempted). */
+#define LSW_HOST_STALL_NS 1000000ull
 
 struct lsw_hosts {
 	struct lsw_host host[LSW_HOST_MAX];
@@ -238,6 +242,14 @@ struct lsw_hosts {
 	struct lsw_sample *sample;
 	uint32_t n_samples, sample_cap;
 	uint64_t sample_ns, sample_next;   /* rate sampling interval (0: none) */
+	/* The emulator's own hiccups, so that a lab tells them from what it measures: polls
+	 * later than they asked (lsw_hosts_poll's last answer) by more than
+	 * LSW_HOST_STALL_NS, and time a port's ring stayed full while frames waited (the
+	 * switch took none; main.c adds it). Neither happens to a NIC. */
+	uint64_t want_ns;                  /* when the last poll asked to be called again */
+	uint64_t poll_ns;                  /* when the last poll ran */
+	uint64_t stall_ns, stalls, stall_max_ns, ring_full_ns;
+	uint64_t stall_sampled;            /* stall_ns + ring_full_ns at the last samples */
 	uint32_t *idle, n_idle, idle_cap;  /* QPs gone idle since the last sample */
 	uint64_t base_rtt_ns;              /* added to the ideal FCT of a message */
 	uint64_t msgs_posted, msgs_done, msgs_failed, msgs_total;

@@ -370,7 +370,7 @@ main(int argc, char **argv)
 
 	struct lsw_host_run_state st = {0};
 	bool show = !quiet && isatty(STDERR_FILENO);
-	uint64_t now = now_ns(), done_at = 0, shown = 0;
+	uint64_t now = now_ns(), done_at = 0, shown = 0, full_since = 0;
 	e.io = (struct lsw_host_io){.ctx = &io, .tx_frame = tx_frame, .tx_room = tx_room};
 	if (rc == 0)
 		lsw_hosts_start(&e, now);
@@ -403,6 +403,14 @@ main(int argc, char **argv)
 				tx_flush(&io, &e.host[i]);
 				waiting += io.txq[i].n;
 			}
+		/* A ring that stays full: the switch takes no frames (lsw_hosts' stall). */
+		if (waiting != 0 && full_since == 0)
+			full_since = now;
+		else if (waiting == 0 && full_since != 0) {
+			if (now - full_since > LSW_HOST_STALL_NS)
+				e.ring_full_ns += now - full_since;
+			full_since = 0;
+		}
 		if (show && now - shown > 500000000ull) {
 			progress(&e, now, false);
 			shown = now;
