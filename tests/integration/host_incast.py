@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from hosttest import (jain, pfc, rates_last_half, run_hosts, star, start,  # noqa: E402
+from hosttest import (jain, pfc, rates_together, run_hosts, star, start,  # noqa: E402
                       switch_drops)
 from lswtest import run_test, tmpdir  # noqa: E402
 
@@ -89,7 +89,7 @@ def test_incast_dcqcn(pfc_only_pauses):
     hosts = res["hosts"]
     assert hosts["h0"]["counters"]["np_cnp_sent"] > 0
     assert sum(hosts[h]["counters"]["rp_cnp_handled"] for h in SENDERS) > 0
-    rates = rates_last_half(res)
+    rates = rates_together(res)
     j = jain(list(rates.values()))
     n_pauses = sum(p["PFC_3_TX_PKTS"] for p in pauses.values())
     print("DCQCN: Jain %.3f over %s Mb/s, PFC frames %d (PFC only: %d), marked %d" % (

@@ -39,7 +39,7 @@ def one(sc, rep, mode, n, size, rundir, record=False):
     gave_up = [q for q in res["qps"] if q["error"]]
     unaccounted = sum(q["messages_posted"] - q["messages_done"] for q in res["qps"]
                       if not q["error"])
-    rates = common.rates_last_half(res)
+    rates = common.rates_together(res)
     return {"mode": mode, "n": n, "drops": common.total(d), "drop_reasons": d, "lossless_drops":
             common.total(d) if mode in sc["expect"]["lossless_modes"] else None,
             "pause_frames": pauses,
