@@ -94,6 +94,7 @@ static const struct lsw_field buffer_rows[] = {
 	 .dflt = 28000},
 };
 static const struct lsw_fields buffer = LSW_FIELDS(buffer_rows);
+LSW_CONFIG_OBJECT(buffer, "LSW.buffer", &buffer)
 
 /* LOSSLESS_TRAFFIC_PATTERN and DEFAULT_LOSSLESS_BUFFER_PARAMETER: tables keyed by a
  * profile name (AZURE) with one entry, inputs of the headroom formula. */
@@ -104,6 +105,7 @@ static const struct lsw_field pattern_rows[] = {
 	 .max = 100, .dflt = 50},
 };
 static const struct lsw_fields pattern = LSW_FIELDS(pattern_rows);
+LSW_CONFIG_OBJECT(pattern, "LOSSLESS_TRAFFIC_PATTERN", &pattern)
 
 static const struct lsw_field lossless_rows[] = {
 	{.name = "default_dynamic_th", .type = LSW_F_INT, AT(default_dynamic_th),
@@ -111,6 +113,7 @@ static const struct lsw_field lossless_rows[] = {
 };
 #undef AT
 static const struct lsw_fields lossless = LSW_FIELDS(lossless_rows);
+LSW_CONFIG_OBJECT(lossless, "DEFAULT_LOSSLESS_BUFFER_PARAMETER", &lossless)
 
 void
 lsw_config_buffer_defaults(struct lsw_buffer_conf *b)
@@ -155,6 +158,7 @@ static const struct lsw_field pool_rows[] = {
 };
 #undef AT
 static const struct lsw_fields pool = LSW_FIELDS(pool_rows);
+LSW_CONFIG_OBJECT(pool, "BUFFER_POOL", &pool)
 enum { PL_TYPE, PL_MODE, PL_SIZE, PL_XOFF, PL_POLICY }; /* rows */
 
 /* Policies whose threshold is the profiles' dynamic_th (alpha) or static_th; the others
@@ -283,6 +287,7 @@ static const struct lsw_field profile_rows[] = {
 };
 #undef AT
 static const struct lsw_fields profile = LSW_FIELDS(profile_rows);
+LSW_CONFIG_OBJECT(profile, "BUFFER_PROFILE", &profile)
 enum { P_POOL, P_SIZE, P_DYNAMIC, P_STATIC, P_XON, P_XOFF, P_XON_OFFSET }; /* rows */
 
 /* The sizes of a profile of pool @pc: at most the pool (lsw_jv_size's words). */
@@ -561,12 +566,14 @@ static const struct lsw_field pg_rows[] = {
 	 .required = "a BUFFER_PROFILE name or NULL"},
 };
 static const struct lsw_fields pg_binding = LSW_FIELDS(pg_rows);
+LSW_CONFIG_OBJECT(pg_binding, "BUFFER_PG", &pg_binding)
 
 static const struct lsw_field queue_rows[] = {
 	{.name = "profile", .type = LSW_F_STR, LSW_AT(struct binding, profile),
 	 .required = "a BUFFER_PROFILE name"},
 };
 static const struct lsw_fields queue_binding = LSW_FIELDS(queue_rows);
+LSW_CONFIG_OBJECT(queue_binding, "BUFFER_QUEUE", &queue_binding)
 
 struct bindings {
 	struct lsw_config *c;

@@ -71,6 +71,7 @@ static const struct lsw_field uplink_rows[] = {
 };
 #undef AT
 static const struct lsw_fields uplink = LSW_FIELDS(uplink_rows);
+LSW_CONFIG_OBJECT(uplink, "ECMP.GLOBAL", &uplink)
 
 /* A group's settings (the seed's default is LSW.global.ecmp_seed). */
 #define AT(m) LSW_AT(struct lsw_ecmp_grp_conf, m)
@@ -92,6 +93,7 @@ static const struct lsw_field group_rows[] = {
 };
 #undef AT
 static const struct lsw_fields group = LSW_FIELDS(group_rows);
+LSW_CONFIG_OBJECT(group, "ECMP", &group)
 
 static const struct lsw_field global_rows[] = {
 	{.name = "uplink", .type = LSW_F_INCLUDE, .sub = &uplink},

@@ -83,6 +83,7 @@ static const struct lsw_field profile_rows[] = {
 #undef COLOR_ROWS
 #undef AT
 static const struct lsw_fields profile = LSW_FIELDS(profile_rows);
+LSW_CONFIG_OBJECT(wred_profile, "WRED_PROFILE", &profile)
 
 /* A curve read from <prefix>_min_threshold and <prefix>_max_threshold: both or neither,
  * max not below min; set when both hold. */

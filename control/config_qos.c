@@ -169,6 +169,7 @@ static const struct lsw_field port_qos_rows[] = {
 };
 #undef AT
 static const struct lsw_fields port_qos = LSW_FIELDS(port_qos_rows);
+LSW_CONFIG_OBJECT(port_qos_map, "PORT_QOS_MAP", &port_qos)
 enum { Q_PFC = LSW_MAP_KINDS, Q_PFCWD, Q_WD_STATUS }; /* rows */
 
 struct port_qos_ctx {

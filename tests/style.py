@@ -13,8 +13,8 @@ where git is not installed):
 Every other source of text (Python, shell scripts, meson files, Markdown, man pages):
 
 4. has no blank at the end of a line and ends with a newline;
-5. Python has no line over 100 columns; Markdown neither, outside tables, code blocks and
-   lines that hold a link's address (which cannot be broken).
+5. Python has no line over 100 columns; Markdown neither, outside tables, code blocks,
+   headings and lines that hold a link's address (which cannot be broken).
 
 With LSW_STYLE_COMMITS set to a git range (e.g. main..HEAD), the commits in it also:
 
@@ -111,7 +111,7 @@ def check_text(root, rel, kind):
         if kind == "markdown" and line.lstrip().startswith("```"):
             fence = not fence
             continue
-        long_ok = kind == "markdown" and (fence or line.lstrip().startswith("|") or
+        long_ok = kind == "markdown" and (fence or line.lstrip().startswith(("|", "#")) or
                                           "](" in line or "://" in line)
         if kind in ("python", "markdown") and len(line) > MAX_COLUMNS and not long_ok:
             bad.append((n, "%d columns, over %d" % (len(line), MAX_COLUMNS)))

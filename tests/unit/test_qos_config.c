@@ -519,10 +519,10 @@ test_sonic_snippet(void **state)
 
 	/* The same with the template's bindings written out, naming the default profiles. */
 	c = t_config_patch(default_config(),
-			   "{\"BUFFER_QUEUE\": {\"Ethernet0|3-4\": {\"profile\": \"egress_lossless_profile\"},"
-			   "  \"Ethernet0|0-2\": {\"profile\": \"egress_lossy_profile\"}},"
-			   " \"BUFFER_PG\": {\"Ethernet0|0\": {\"profile\": \"ingress_lossy_profile\"}},"
-			   " \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,4\"}}}", &errs);
+		"{\"BUFFER_QUEUE\": {\"Ethernet0|3-4\": {\"profile\": \"egress_lossless_profile\"},"
+		"  \"Ethernet0|0-2\": {\"profile\": \"egress_lossy_profile\"}},"
+		" \"BUFFER_PG\": {\"Ethernet0|0\": {\"profile\": \"ingress_lossy_profile\"}},"
+		" \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,4\"}}}", &errs);
 	if (c == NULL)
 		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
 	assert_int_equal(c->qos.port[0].q_profile[3], profile(c, "egress_lossless_profile"));
