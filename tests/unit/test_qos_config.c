@@ -471,8 +471,8 @@ default_config(void)
  * switch whose buffer template already holds the other pools, the lossy profiles and the
  * bindings of the PGs and queues it leaves out. */
 #define AI_SNIPPET \
-	"{\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"mode\": \"dynamic\", \"size\": \"12MB\"," \
-	"   \"type\": \"ingress\", \"xoff\": \"2MB\"}}," \
+	"{\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"mode\": \"dynamic\"," \
+	"   \"size\": \"12MB\", \"type\": \"ingress\", \"xoff\": \"2MB\"}}," \
 	" \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,4\"," \
 	"   \"pfc_watchdog_status\": \"enable\"}}}"
 
