@@ -428,12 +428,13 @@ test_counters_reference(void **state)
 		struct names q;
 		quoted(rows[i].cell[0], &q);
 		for (size_t k = 0; k < q.n; k++)
-			for (int d = 1; d < LSW_DROP_MAX; d++)
+			for (int d = 1; d < LSW_DROP_MAX; d++) {
+				const char *dir = lsw_drop_is_egress(d) ? "out" : "in";
 				if (strcmp(lsw_drop_name(d), q.s[k]) == 0 &&
-				    strcmp(rows[i].cell[1], lsw_drop_is_egress(d) ? "out" : "in"))
+				    strcmp(rows[i].cell[1], dir) != 0)
 					fail_msg("COUNTERS.md: %s is an %s reason, its line says %s",
-						 q.s[k], lsw_drop_is_egress(d) ? "out" : "in",
-						 rows[i].cell[1]);
+						 q.s[k], dir, rows[i].cell[1]);
+			}
 	}
 	/* Switch events. */
 	code.n = 0;
