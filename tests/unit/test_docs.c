@@ -257,8 +257,8 @@ check_field(const char *where, const struct lsw_field *f, const struct row *r)
 		quoted(type, &q);
 		for (size_t i = 0; f->choices[i] != NULL; i++)
 			if (!names_has(&q, f->choices[i]))
-				fail_msg("%s.%s: its type does not name the choice %s", where, f->name,
-					 f->choices[i]);
+				fail_msg("%s.%s: its type does not name the choice %s", where,
+					 f->name, f->choices[i]);
 		size_t n = 0;
 		while (f->choices[n] != NULL)
 			n++;
@@ -432,7 +432,7 @@ test_counters_reference(void **state)
 				const char *dir = lsw_drop_is_egress(d) ? "out" : "in";
 				if (strcmp(lsw_drop_name(d), q.s[k]) == 0 &&
 				    strcmp(rows[i].cell[1], dir) != 0)
-					fail_msg("COUNTERS.md: %s is an %s reason, its line says %s",
+					fail_msg("COUNTERS.md: %s is an %s reason, not %s",
 						 q.s[k], dir, rows[i].cell[1]);
 			}
 	}
