@@ -477,7 +477,7 @@ parse_cable(const char *name, json_t *o, const char *p, void *ctx, struct lsw_er
 }
 
 /* The profile of a PG bound to "NULL": SONiC's headroom from the port's speed, cable and
- * MTU (reference/buffers.md 2.2), named as SONiC names it; its index, or -1. */
+ * MTU (SONiC's dynamic headroom model), named as SONiC names it; its index, or -1. */
 static int
 computed_profile(struct lsw_config *c, uint16_t port, const char *path, struct lsw_errs *errs)
 {

@@ -4,8 +4,8 @@
  * weights) and the defaults of every next-hop group; ECMP|<prefix> overrides the group of
  * that STATIC_ROUTE (one with two or more next hops), IPv4 or IPv6: one table, the same
  * settings and modes for both families. Defaults follow SAI and SONiC's ARS
- * where they have one (reference/loadbalance.md 2.7): idle time 256 us, EWMA exponent 2,
- * 8 bands, Juniper's 50/50 weights and 20-80% load band.
+ * where they have one (SAI's adaptive routing, Broadcom's DLB): idle time 256 us, EWMA
+ * exponent 2, 8 bands, Juniper's 50/50 weights and 20-80% load band.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * WRED_PROFILE (reference/buffers.md 4.3): ECN marking and WRED drop, SONiC's fields per
+ * WRED_PROFILE (SONiC's, and SAI's saiwred.h): ECN marking and WRED drop, SONiC's fields per
  * colour, with the separate ECN curve of the newer YANG model where given. Bound to queues
  * by QUEUE|<port>|<q>.wred_profile (config_sched.c).
  */

@@ -46,7 +46,7 @@ lsw_config_ref(const struct lsw_field *f, json_t *v, const char *path, void *out
 	return true;
 }
 
-/* SONiC's AZURE maps (reference/buffers.md 5), always present under that name. */
+/* SONiC's AZURE maps (sonic-buildimage's qos_config.j2), always present under that name. */
 static void
 builtin_maps(struct lsw_qos_conf *q)
 {

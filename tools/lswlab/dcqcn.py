@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""dcqcn (reference/labs.md 1): 2-4 long flows into one port, started apart. With DCQCN and
+"""dcqcn: 2-4 long flows into one port, started apart. With DCQCN and
 ECN the senders settle on a fair share (Jain's index over the last half >= 0.95), the queue
 is held near the marking thresholds, and the switch pauses far less than with PFC alone."""
 from . import common
