@@ -324,7 +324,7 @@ check_object(const char *doc, const struct lsw_config_object *o)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->row[i].type != LSW_F_INCLUDE)
 			names_add(&code, t->row[i].name, strlen(t->row[i].name));
-	const char *p, *e;
+	const char *p = NULL, *e = NULL;
 	struct row r;
 	if (!table(s, len, "| field |", &p, &e))
 		fail_msg("configs/README.md: %s has no table | field | type | default | meaning |",
@@ -368,7 +368,7 @@ documented(const char *doc, const char *heading, struct names *out, struct row *
 	struct names q;
 	struct row r;
 
-	const char *b, *e;
+	const char *b = NULL, *e = NULL;
 	if (s == NULL || !table(s, len, "| counter |", &b, &e))
 		fail_msg("include/lsw/COUNTERS.md: no section %s with a table | counter |",
 			 heading);
