@@ -18,6 +18,7 @@ static const struct lsw_field port_rows[] = {
 	{.name = "description", .type = LSW_F_STR, AT(description)},
 };
 static const struct lsw_fields port_table = LSW_FIELDS(port_rows);
+LSW_CONFIG_OBJECT(port, "PORT", &port_table)
 
 /* A PCI address as DPDK's -a takes it: [DDDD:]BB:DD.F */
 static bool
@@ -107,6 +108,7 @@ static const struct lsw_field lsw_port_rows[] = {
 };
 #undef AT
 static const struct lsw_fields lsw_port_table = LSW_FIELDS(lsw_port_rows);
+LSW_CONFIG_OBJECT(lsw_port, "LSW_PORT", &lsw_port_table)
 
 static bool
 valid_port_name(const char *s)
@@ -215,6 +217,7 @@ static const struct lsw_field interface_rows[] = {
 	{.name = "family", .type = LSW_F_ANY},
 };
 static const struct lsw_fields interface_table = LSW_FIELDS(interface_rows);
+LSW_CONFIG_OBJECT(interface, "INTERFACE", &interface_table)
 
 /* INTERFACE."PORT|IPV6/LEN": a global (or unique local) address; /127 for point-to-point
  * links (RFC 6164). The link-local address comes from the port's MAC, never from here. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* DCQCN on a fake clock (reference/hosts.md 3 and 6.2-6.3): the NP's CNP pacing, the RP's
+/* DCQCN on a fake clock (Zhu et al., SIGCOMM 2015): the NP's CNP pacing, the RP's
  * cut, fast recovery, alpha's decay, the increase stages and each named profile. */
 #include <stdarg.h>
 #include <stddef.h>

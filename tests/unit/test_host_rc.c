@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lsw-host's RC transport and PFC on a fake wire (reference/hosts.md 2, 4 and 6.4): go-back-N
+ * lsw-host's RC transport and PFC (IEEE 802.1Qbb) on a fake wire: go-back-N
  * after a loss, a lost ACK and the retransmission timeout, the QP giving up, PFC obeyed at
  * 10/25/100G, a slow receiver pausing its sender, a storm, ARP, the workloads, and config
  * refusals by JSON path.
@@ -205,7 +205,7 @@ data_frames(struct wire *w, uint64_t from, uint64_t to)
 	return n;
 }
 
-/* PFC obeyed (reference/buffers.md T4 at the host): 0xffff quanta hold the priority for
+/* PFC obeyed (IEEE 802.1Qbb at the host): 0xffff quanta hold the priority for
  * 65535 x 512 bit times at the host's speed; nothing of it leaves meanwhile; it resumes at
  * once after; an XON ends a pause early; another priority is not held. */
 static void

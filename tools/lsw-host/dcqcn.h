@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DCQCN (Zhu et al., SIGCOMM 2015; reference/hosts.md 3): the reaction point (RP) of a
+ * DCQCN (Zhu et al., SIGCOMM 2015): the reaction point (RP) of a
  * sending QP and the notification point (NP) of a receiving one. Pure functions of their
  * state and the time in nanoseconds, so that tests drive them on a fake clock.
  */
@@ -17,7 +17,7 @@ enum lsw_cc_algo {
 };
 extern const char *const lsw_cc_algo_names[LSW_CC_ALGO_MAX + 1];
 
-/* The named parameter sets of reference/hosts.md 3. */
+/* The named parameter sets: the paper's, NVIDIA's firmware's, the HPCC simulator's. */
 enum lsw_dcqcn_profile {
 	LSW_DCQCN_PAPER,     /* the paper, as the papers citing it give it */
 	LSW_DCQCN_MLX,       /* NVIDIA firmware defaults (mlxconfig, mlx5 cong.c) */

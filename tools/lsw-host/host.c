@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The host engine: what an emulated RoCE NIC does with the frames it receives and when it
- * sends (reference/hosts.md 2-4). Frames and time come from the caller; nothing here reads
+ * sends (RC transport, DCQCN, PFC). Frames and time come from the caller; nothing here reads
  * a clock or touches a device.
  *
  * Each host sends, in this order, whenever its link is free: PFC frames (never held by a
@@ -277,7 +277,7 @@ send_cnp(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t no
 		h->ctr[LSW_HC_tx_no_buffer]++;
 		return false;
 	}
-	/* UDP source port 0, as the ConnectX-4 Lx of reference/hosts.md sends its CNPs. */
+	/* UDP source port 0, as a ConnectX-4 Lx sends its CNPs. */
 	l2l3(h, peer->c.ip, h->c.dscp_cnp, h->c.prio_cnp, 0, &l);
 	lsw_roce_build(f, &l, &b, &x, 0);
 	link_take(e, h, len, now);

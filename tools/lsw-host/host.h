@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lsw-host: emulated RoCEv2 NICs (reference/hosts.md). One engine runs many hosts; each host
+ * lsw-host: emulated RoCEv2 NICs. One engine runs many hosts; each host
  * has a port, RC queue pairs (go-back-N), DCQCN, and PFC at its link. The engine is a pure
  * function of the frames it is given and the time in nanoseconds: main.c feeds it DPDK
  * ports and the TSC, the unit tests feed it each other's frames on a fake clock.
@@ -202,7 +202,7 @@ struct lsw_post {
 	int32_t coll_step;
 };
 
-/* A ring all-reduce (reference/hosts.md 5): 2(n-1) steps, a barrier between them. */
+/* A ring all-reduce (as NCCL's ring): 2(n-1) steps, a barrier between them. */
 struct lsw_coll {
 	uint32_t *qps;            /* host i's QP to host i+1 */
 	uint32_t n, steps, step, done_in_step, iterations, iter;

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""dcqcn (labs.md 1; Zhu et al., SIGCOMM 2015, and the fluid model of Zhu et al., CoNEXT
+"""dcqcn (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015,
+and the fluid model of Zhu et al., "ECN or Delay", CoNEXT
 2016): N long flows into one port, started apart, through a switch that marks ECN on the
 receiver's queue with the paper's curve. With DCQCN the senders settle on equal shares of
 a full link and the queue sits between the marking thresholds. Each DCQCN run is held

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""incast (reference/labs.md 1): N senders, one receiver, one switch, for each N and each
+"""incast: N senders, one receiver, one switch, for each N and each
 mode (PFC only; PFC with DCQCN and ECN; lossy). PFC turns drops into pauses; DCQCN keeps
 the queue short; without PFC and with a buffer under N bandwidth-delay products the switch
 drops and the hosts retransmit."""
