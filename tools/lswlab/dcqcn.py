@@ -47,7 +47,8 @@ def one(sc, rep, case, n, rundir):
     frag = merge(frag, c.get("switch", {}))
     wl = [{"type": "flow", "src": "h%d" % (i + 1), "dst": "h0", "size": size,
            "start_us": i * sc["start_gap_us"]} for i, size in enumerate(flow_sizes(sc, fab, n))]
-    hosts = fab.host_config(merge({"cc": c["cc"]}, sc.get("host", {})), wl, {"sample_us": sc["sample_us"]})
+    hosts = fab.host_config(merge({"cc": c["cc"]}, sc.get("host", {})), wl,
+                            {"sample_us": sc["sample_us"]})
     with Lab(fab, {"leaf": fab.switch_config("leaf", frag)}) as lab:
         res, qrows = lab.hosts(hosts, sample=common.queue_sampler("leaf", "Ethernet0"))
         sw = lab.switches["leaf"]
