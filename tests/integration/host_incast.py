@@ -8,7 +8,8 @@
   host, the hosts held what they were told, and the receiver's link carries at least 95% of
   its rate in RoCE payload;
 - PFC with DCQCN (the hosts) and ECN (lsw's queue to the receiver): the senders' rates
-  converge (Jain's index of their rates over the last half of the run >= 0.95) and lsw
+  converge (Jain's index of their rates >= 0.95 over the second half of the time all four
+  send, in windows common to all) and lsw
   sends far fewer pauses than with PFC only (at most a tenth: those of the start, when
   every sender begins at line rate).
 """
@@ -89,7 +90,12 @@ def test_incast_dcqcn(pfc_only_pauses):
     hosts = res["hosts"]
     assert hosts["h0"]["counters"]["np_cnp_sent"] > 0
     assert sum(hosts[h]["counters"]["rp_cnp_handled"] for h in SENDERS) > 0
-    rates = rates_together(res)
+    # Judged once converged: over the second half of the time all four send (0.25 s, in
+    # 50 ms windows, the same for every sender). The four start together at line rate and
+    # PFC decides their first shares; NVIDIA's DCQCN at 10G stretched x10 takes about a
+    # tenth of a second to even them out (Jain 0.94 over the whole span in one run of
+    # three here; 0.99 over its second half).
+    rates = rates_together(res, win_us=50000, skip=0.5)
     j = jain(list(rates.values()))
     n_pauses = sum(p["PFC_3_TX_PKTS"] for p in pauses.values())
     print("DCQCN: Jain %.3f over %s Mb/s, PFC frames %d (PFC only: %d), marked %d" % (

@@ -116,14 +116,16 @@ def jain(xs):
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else 0.0
 
 
-def rates_together(res, win_us=WINDOW_US):
+def rates_together(res, win_us=WINDOW_US, skip=0.0):
     """Each QP's mean rate (bits/s) over the clean windows in which every QP sends (from the
     last to start to the first to end): one span for all, one window when the span is
-    shorter than two. {} when there is none."""
+    shorter than two. @skip leaves out that fraction of the span at its start (the time
+    the flows take to converge). {} when there is none."""
     sp = spans(res)
     if not sp:
         return {}
     t0, t1 = max(s[0] for s in sp.values()), min(s[1] for s in sp.values())
+    t0 += skip * max(0, t1 - t0)
     # A run shorter than a window is one window, on the sample grid.
     step = sample_us(res)
     if step and t1 - t0 < win_us + step:

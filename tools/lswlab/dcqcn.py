@@ -257,10 +257,11 @@ def row(r):
 def check_run(rep, r, exp, sc):
     tag = "%s N=%d" % (r["case"], r["n"])
     e = sc["ecn"]
-    if r["lone"]:
-        rep.check("%s: the first flow alone uses the link" % tag,
-                  ">= %.2f of line rate" % exp["lone_min"], fmt(min(r["lone"])),
-                  min(r["lone"]) >= exp["lone_min"], rate=True)
+    # Every window of the lone flow the emulator did not stall in; none is a failure too.
+    rep.check("%s: the first flow alone uses the link" % tag,
+              ">= %.2f of line rate" % exp["lone_min"],
+              fmt(min(r["lone"])) if r["lone"] else "no clean window",
+              bool(r["lone"]) and min(r["lone"]) >= exp["lone_min"], rate=True)
     rep.check("%s: fair once converged (Jain, every window)" % tag,
               ">= %.2f within %d ms" % (exp["jain_min"], exp["converge_max_us"] / 1000),
               "%s after %s" % (fmt(r["jain_min"]),
