@@ -30,6 +30,16 @@ def size_bytes(s):
     return int(s)
 
 
+def speed_mbps(s):
+    """"40G", "100M", 1000 -> Mb/s (lsw-host's speeds)."""
+    s = str(s).strip().upper()
+    if s.endswith("G"):
+        return int(float(s[:-1]) * 1000)
+    if s.endswith("M"):
+        return int(float(s[:-1]))
+    return int(s)
+
+
 def human(n):
     for unit, mult in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
         if n >= mult and n % mult == 0:
@@ -84,7 +94,10 @@ class Ctx:
 
     def __init__(self, spec, scale, sets, rundir, rep, fabric=None, variant=None):
         self.spec, self.scale, self.rundir, self.rep = spec, scale, rundir, rep
-        p = copy.deepcopy(spec["params"])
+        # Every test takes a buffer policy, an ECMP mode and a switch fragment, so that
+        # --compare can put any test side by side across them.
+        p = dict({"policy": None, "ecmp_mode": None, "switch": {}},
+                 **copy.deepcopy(spec["params"]))
         if scale == "quick":
             p = topo.merge(p, spec.get("quick", {}))
         for s in sets:
@@ -187,6 +200,9 @@ def switch_configs(ctx, fab, frag=None, lossless=True):
     """Every switch's config: lsw-lab's, the test's fragment, the buffer policy asked for
     (param policy) and the user's own fragment (param switch), in that order."""
     frag = topo.merge(frag or {}, policy_fragment(ctx.p.get("policy")))
+    if ctx.p.get("ecmp_mode"):
+        frag = topo.merge(frag, {"ECMP": {"GLOBAL": {"mode": ctx.p["ecmp_mode"]}}})
+        ctx.config("ECMP mode", ctx.p["ecmp_mode"])
     frag = topo.merge(frag, ctx.p.get("switch") or {})
     if ctx.p.get("policy"):
         ctx.config("BUFFER_POOL.policy", ctx.p["policy"])
