@@ -83,6 +83,8 @@ class Congestion(unittest.TestCase):
         ws = [[150, 50], [120, 80], [105, 95], [95, 108], [111, 90], [100, 100], [92, 109]]
         self.assertEqual(kpi.fair_share_converged(ws, fair), 5)
         self.assertIsNone(kpi.fair_share_converged([[100, 100], [50, 150]], fair))
+        # Against each window's own mean: [80, 88] has mean 84, both within 10 %.
+        self.assertEqual(kpi.fair_share_converged([[50, 150], [80, 88], [90, 90]], None), 1)
 
 
 class Statistics(unittest.TestCase):

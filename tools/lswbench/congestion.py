@@ -67,8 +67,13 @@ def t7_1(ctx):
             kmax = th * p["kmax_factor"]
             sw.rpc("config.set", {"config": ecn_fragment(th, kmax, p["pmax"],
                                                          ["Ethernet0|3"])})
+            # Rounds of the sweep, each after the queue drained, until the ramp's bins hold
+            # enough packets (a 100 KB threshold's sweep is only 60 frames a sender).
             size = int(th * p["overshoot"])
-            wl = [{"type": "flow", "src": h, "dst": "h0", "size": size} for h in ("h1", "h2")]
+            rounds = max(1, -(-p["packets"] * fab.frame() // (2 * size)))
+            drain_us = int(2 * size * 8 / speed) + 2000
+            wl = [{"type": "flow", "src": h, "dst": "h0", "size": size, "count": rounds,
+                   "gap_us": 2 * drain_us} for h in ("h1", "h2")]
             cfg = fab.host_config({"cc": {"algorithm": "none"}}, wl)
             res, _, drops = trial(lab, cfg, "b71")
             ctx.host_info(res, cfg)
@@ -149,6 +154,8 @@ def incast_fabric(ctx, n, speed, up):
     """Senders on leaf1, the receiver on leaf0, one spine between: a pause climbs three
     hops (leaf0 -> spine0 -> leaf1 -> senders). Uplinks @up fast, so that the receiver's
     port, not an uplink, is the bottleneck."""
+    if ctx.p.get("fabric") == "star":
+        return fabric(ctx, "b72", n + 1, speed)
     fab = Fabric("b72", ctx.rundir, speed, ctx.p["mtu"])
     for s in ("leaf0", "leaf1", "spine0"):
         fab.switch(s)
@@ -164,7 +171,7 @@ def incast_fabric(ctx, n, speed, up):
 def hops(fab):
     """{(switch, port): (hop, peer)}: hop 1 the receiver's leaf, 2 the spine, 3 the
     senders' leaf; the peer is the node the port pauses."""
-    order = {"leaf0": 1, "spine0": 2, "leaf1": 3}
+    order = {"leaf": 1, "leaf0": 1, "spine0": 2, "leaf1": 3}
     out = {}
     for ln in fab.links:
         for side, other in (("a", "b"), ("b", "a")):
@@ -195,11 +202,14 @@ def t7_2(ctx):
                "OFF (a broken expectation: the lossless class is lossy)")
     ctx.config("storm onset", "the first PAUSE (non-zero quanta) any switch sends after the "
                "incast starts, ms from its start (the drafts leave it undefined)")
-    tl = {s: {"ports": [], "interval_us": 1000, "record": ["events"]} for s in fab.switches}
+    # Events only (every PFC frame, on every port); timeline.start wants a port to sample.
+    tl = {s: {"ports": ["Ethernet0"], "interval_us": 1000, "record": ["events"]}
+          for s in fab.switches}
     runs = []
     with Lab(fab, switch_configs(ctx, fab, lossless=p["pfc"]), tl) as lab:
         ctx.dut_info(lab)
-        qc = lab.switches["leaf0"].rpc("qos.port", {"port": fab.port_of("h0")[1]})
+        home, port = fab.port_of("h0")
+        qc = lab.switches[home].rpc("qos.port", {"port": port})
         ctx.config("PFC headroom (leaf0 receiver port, PG 3)", qc["pgs"]["3"])
         for n in ns:
             wl = [{"type": "incast", "senders": ["h%d" % (i + 1) for i in range(n)],
@@ -319,6 +329,9 @@ def t7_3(ctx):
             stalled = len(ws) - len(good)
             i = kpi.fair_share_converged([r for _, r in good], fair, p["tolerance"])
             conv_ms = None if i is None else (good[i][0] - p["t0_us"]) / 1000
+            j = kpi.fair_share_converged([r for _, r in good], None, p["tolerance"])
+            conv_own = None if j is None else (good[j][0] - p["t0_us"]) / 1000
+            util = [sum(r) / (payload * 8) for _, r in good]
             xs = [(a - p["t0_us"]) / 1000 for a, _ in good]
             series["2M=%d" % (2 * m)] = (xs, [100 * max(abs(x - fair) / fair for x in r)
                                               for _, r in good])
@@ -327,6 +340,10 @@ def t7_3(ctx):
                 if last else None
             ctx.kpi("DCQCN convergence time", conv_ms, "ms (lab time)", kpi.TESTER, m=m,
                     flows=2 * m, tolerance="%g %%" % (100 * p["tolerance"]))
+            ctx.kpi("DCQCN convergence time, to the flows' own mean", conv_own,
+                    "ms (lab time)", kpi.TESTER, m=m, flows=2 * m)
+            ctx.kpi("payload utilization after T0", round(100 * sum(util) / len(util), 2)
+                    if util else None, "% of line", kpi.TESTER, flows=2 * m)
             ctx.kpi("JFI of flow rates, second half", None if jfi is None else round(jfi, 4),
                     "", kpi.TESTER, flows=2 * m)
             ctx.kpi("DUT drops", drops, "packets", kpi.DUT, m=m)
@@ -338,11 +355,13 @@ def t7_3(ctx):
             if stalled:
                 ctx.anomaly("7.3 M=%d: %d windows left out (the emulator stalled)" % (
                     m, stalled))
-            rows.append([m, 2 * m, round(fair / 1e6, 1), conv_ms, None if jfi is None else
-                         round(jfi, 4), len(good), stalled, drops])
+            rows.append([m, 2 * m, round(fair / 1e6, 1), conv_ms, conv_own,
+                         round(100 * sum(util) / len(util), 1) if util else None,
+                         None if jfi is None else round(jfi, 4), len(good), stalled, drops])
     ctx.table("dcqcn", "7.3 DCQCN convergence after M more flows join (tester)",
-              ["M", "flows", "fair share Mb/s", "converged after T0 ms", "JFI (2nd half)",
-               "windows", "stalled windows", "DUT drops"], rows,
+              ["M", "flows", "fair share Mb/s", "converged after T0 ms",
+               "to own mean ms", "utilization %", "JFI (2nd half)", "windows",
+               "stalled windows", "DUT drops"], rows,
               "Rates over %d ms windows of lsw-host's samples, every flow on one grid "
               "(lsw-lab's common.windows); converged from the first window after which every "
               "flow stays within %g %% of the fair share." % (p["window_us"] / 1000,

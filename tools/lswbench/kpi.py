@@ -47,6 +47,10 @@ CHOICES = [
     "MMR is by load (bytes per link), JFI over the N parallel links' tx bytes (bench §8.4); "
     "terminology's per-flow JFI is printed where flows are measured.",
     "Zero packet loss (RoCEv2, term. §10): no DUT drop of the lossless class.",
+    "DCQCN fair share (§7.3): the bottleneck's payload line rate / number of flows; the "
+    "time to within 10 % of each window's own mean rate is printed beside it (it does not "
+    "count a link the flows leave partly idle against them).",
+    "MB in the memory slope is decimal (10^6 bytes per hour).",
 ]
 
 
@@ -161,8 +165,11 @@ def drop_rate_ppm(lost, sent):
 
 def fair_share_converged(rates_by_window, fair, tol=0.10):
     """Index of the first window from which every flow stays within @tol of @fair in every
-    later window (bench §7.3), or None. @rates_by_window: [[rate per flow]]."""
-    ok = [all(abs(r - fair) <= tol * fair for r in w) for w in rates_by_window]
+    later window (bench §7.3), or None. @rates_by_window: [[rate per flow]]; @fair None:
+    each window's own mean (the share of what the flows got together)."""
+    ok = [all(abs(r - f) <= tol * f for r in w)
+          for w, f in ((w, fair if fair is not None else sum(w) / len(w))
+                       for w in rates_by_window)]
     for i in range(len(ok)):
         if all(ok[i:]):
             return i

@@ -8,7 +8,7 @@ from lswlab import ecmp
 from lswlab.run import Lab
 
 from . import kpi
-from .base import human, size_bytes, switch_configs
+from .base import size_bytes, switch_configs
 from .rdma import retransmits, trial
 
 
@@ -62,7 +62,7 @@ def report(ctx, name, runs, label):
         rtx = retransmits(res)
         groups.setdefault(k, []).append((j, m, jct / ideal, ooo, rtx))
         ctx.repetition("JFI %s" % k, j)
-        rows.append([k, d, " / ".join(human(x) if x % 1024 == 0 else str(x) for x in loads),
+        rows.append([k, d, " / ".join(str(x) for x in loads),
                      round(j, 4), round(m, 3), round(jct / ideal, 3), ooo, rtx, drops])
     bars = {}
     for k, xs in groups.items():
