@@ -2,7 +2,7 @@
 """The KPIs of the IETF BMWG drafts "Benchmarking Methodology for AI Training Network
 Fabrics" (draft-calabria-bmwg-ai-fabric-training-bench-04) and its terminology
 (draft-calabria-bmwg-ai-fabric-terminology-05), exactly as they define them; pure functions
-of numbers, so that unit tests check them by hand (tests/bench_kpi.py).
+of numbers, so that unit tests check them by hand (tests/bench-kpi.py).
 
 Where the drafts leave a choice open, the choice is made here once and stated in CHOICES
 (every report prints it), so that it is the same in every test.

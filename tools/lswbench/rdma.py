@@ -27,8 +27,10 @@ def retransmits(res):
 
 
 def pairs(fab, n):
-    """(sender, receiver) of @n pairs: h1 -> h0, h3 -> h2, ..."""
-    return [(fab.hosts[2 * i + 1], fab.hosts[2 * i]) for i in range(n)]
+    """(sender, receiver) of @n pairs, senders from the second half of the hosts: on a
+    leaf-spine the halves are the two leaves, so every pair crosses a spine."""
+    half = len(fab.hosts) // 2
+    return [(fab.hosts[half + i], fab.hosts[i]) for i in range(n)]
 
 
 def t5_1(ctx):
@@ -133,11 +135,13 @@ def t5_2(ctx):
         ctx.dut_info(lab)
         for load in ("idle", "loaded"):
             for run in range(p["runs"]):
-                wl = [{"type": "flow", "src": "h1", "dst": "h0", "size": size,
+                # The probe from the last host (on a leaf-spine, across a spine).
+                wl = [{"type": "flow", "src": fab.hosts[-1], "dst": "h0", "size": size,
                        "count": p["samples"], "gap_us": gap}]
                 if load == "loaded":
                     bg = int(speed * 1e6 / 8 * (dur_us + 20000) / 1e6)
-                    wl.append({"type": "flow", "src": "h2", "dst": "h0", "size": bg})
+                    wl.append({"type": "flow", "src": fab.hosts[-2], "dst": "h0",
+                               "size": bg})
                 cfg = fab.host_config({"cc": p["cc"]}, wl, {
                     "seed": run + 1, "idle_sleep_us": 0 if p["poll"] else 100})
                 res, _, drops = trial(lab, cfg, "b52")
