@@ -7,8 +7,8 @@
 2. No tracked file cites a file outside the repository: the project's pages and comments
    name public sources (papers, standards, SONiC designs) by title and link.
 3. Each program's --help and its man page name the same options, and for the commands
-   with subcommands (lswctl, lsw-lab, lsw-bench) the same subcommands: an option added to one and not
-   the other fails here.
+   with subcommands (lswctl, lsw-lab, lsw-bench) the same subcommands: an option added to
+   one and not the other fails here.
 
 Prints each problem and exits 1; else a summary. Needs the build (LSW_BUILD_ROOT) for the
 C programs' --help.
