@@ -7,6 +7,7 @@ import json
 import math
 import os
 import subprocess
+import tempfile
 
 from lswlab import topo
 from lswlab.run import LabError, ROOT
@@ -93,7 +94,10 @@ class Ctx:
     """One run of one test: its parameters and everything it reports."""
 
     def __init__(self, spec, scale, sets, rundir, rep, fabric=None, variant=None):
-        self.spec, self.scale, self.rundir, self.rep = spec, scale, rundir, rep
+        self.spec, self.scale, self.rep = spec, scale, rep
+        # A directory of its own per test: a test that fails may leave its link sockets
+        # behind (Lab.kill removes what lsw would), and the next fabric reuses their names.
+        self.rundir = tempfile.mkdtemp(dir=rundir, prefix="t")
         # Every test takes a buffer policy, an ECMP mode and a switch fragment, so that
         # --compare can put any test side by side across them.
         p = dict({"policy": None, "ecmp_mode": None, "switch": {}},
