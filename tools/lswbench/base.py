@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 
 from lswlab import topo
-from lswlab.run import LabError, ROOT
+from lswlab.run import ROOT
 
 from . import kpi
 
@@ -240,6 +240,3 @@ def git_describe():
     except (OSError, subprocess.SubprocessError):
         return None
 
-
-__all__ = ["BenchError", "Ctx", "LabError", "ecn_fragment", "fabric", "git_describe",
-           "human", "size_bytes", "stretch", "switch_configs"]

@@ -5,6 +5,10 @@ as a fabric) or not ([N], hardware or stacks lsw lacks), why, and, where lsw-ben
 the function and its parameters (the draft's scaled to this machine; "quick" for CI)."""
 
 E, P, N = "E", "P", "N"
+# AllToAll and AllGather (9.2, 9.3) run the same pattern with the same parameters.
+A2A = {"speed": 1000, "mtu": 4096, "n": [4, 8], "sizes": ["256KB", "1MB", "4MB"],
+       "iterations": 20, "cc": {"algorithm": "none"}}
+A2A_QUICK = {"n": [4], "sizes": ["1MB"], "iterations": 3}
 
 # Link speeds the two CPUs serve with the switches, the hosts and the sampling (lsw-lab's
 # choice: 500 Mb/s where many senders converge, 1 Gb/s elsewhere), 4 KB RoCE frames.
@@ -113,16 +117,12 @@ TESTS = [
      "why": "lsw-host's all_to_all (a QP per ordered pair, S/n each), iterations "
             "back to back",
      "run": "collectives:t9_2", "fabrics": ("star", "leaf-spine"),
-     "params": {"speed": 1000, "mtu": 4096, "n": [4, 8], "sizes": ["256KB", "1MB", "4MB"],
-                "iterations": 20, "cc": {"algorithm": "none"}},
-     "quick": {"n": [4], "sizes": ["1MB"], "iterations": 3}},
+     "params": A2A, "quick": A2A_QUICK},
     {"id": "9.3", "section": "9.3", "tag": P, "title": "AllGather bus bandwidth",
      "why": "direct AllGather (each shard to every peer) on lsw-host's all_to_all pattern; "
             "no ring AllGather in lsw-host",
      "run": "collectives:t9_3", "fabrics": ("star", "leaf-spine"),
-     "params": {"speed": 1000, "mtu": 4096, "n": [4, 8], "sizes": ["256KB", "1MB", "4MB"],
-                "iterations": 20, "cc": {"algorithm": "none"}},
-     "quick": {"n": [4], "sizes": ["1MB"], "iterations": 3}},
+     "params": A2A, "quick": A2A_QUICK},
     {"id": "9.4", "section": "9.4", "tag": P, "title": "Collectives x LB template",
      "why": "9.1-9.3 with --fabric leaf-spine --compare ecmp_mode=hash,flowlet_random,"
             "packet_random", "within": "9.1-9.3"},
