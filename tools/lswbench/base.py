@@ -111,6 +111,7 @@ class Ctx:
                 raise BenchError("%s: --fabric %s: this test runs on %s" % (
                     spec["id"], fabric, ", ".join(spec.get("fabrics", ("star",)))))
             p["fabric"] = fabric
+        policy_fragment(p.get("policy"))  # an unknown policy: exit 2 before anything runs
         self.p = p
         self.variant = variant
         self.r = {"id": spec["id"], "section": spec["section"], "title": spec["title"],
