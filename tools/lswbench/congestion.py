@@ -11,7 +11,7 @@ import os
 import lswtimeline
 from lswlab import common, storm
 from lswlab.run import Lab
-from lswlab.topo import Fabric
+from lswlab.topo import Fabric, merge
 
 from . import kpi
 from .base import (LABS, ecn_fragment, fabric, human, size_bytes, speed_mbps, stretch,
@@ -218,15 +218,23 @@ def t7_2(ctx):
     tl = {s: {"ports": ["Ethernet0"], "interval_us": 1000, "record": ["events"]}
           for s in fab.switches}
     runs = []
-    with Lab(fab, switch_configs(ctx, fab, lossless=p["pfc"]), tl) as lab:
+    # ECN on the receiver's queue only (the congested one), for --compare cc.algorithm=...
+    e = p["ecn"]
+    home, port = fab.port_of("h0")
+    cfgs = switch_configs(ctx, fab, lossless=p["pfc"])
+    cfgs[home] = merge(cfgs[home], ecn_fragment(e["kmin"], e["kmax"], e["pmax"],
+                                                ["%s|3" % port]))
+    ctx.config("WRED/ECN", "kmin %s, kmax %s, pmax %s %% on %s:%s queue 3" % (
+        e["kmin"], e["kmax"], e["pmax"], home, port))
+    ctx.config("congestion control", p["cc"])
+    with Lab(fab, cfgs, tl) as lab:
         ctx.dut_info(lab)
-        home, port = fab.port_of("h0")
         qc = lab.switches[home].rpc("qos.port", {"port": port})
         ctx.config("PFC headroom (leaf0 receiver port, PG 3)", qc["pgs"]["3"])
         for n in ns:
             wl = [{"type": "incast", "senders": ["h%d" % (i + 1) for i in range(n)],
                    "receiver": "h0", "size": p["size"]}]
-            cfg = fab.host_config({"cc": {"algorithm": "none"}, "rto_us": 100000}, wl)
+            cfg = fab.host_config({"cc": p["cc"], "rto_us": 100000}, wl)
             before = pfc_counters(lab)
             res, _, drops = trial(lab, cfg, "b72")
             after = pfc_counters(lab)
