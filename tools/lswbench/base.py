@@ -95,9 +95,22 @@ class Ctx:
 
     def __init__(self, spec, scale, sets, rundir, rep, fabric=None, variant=None):
         self.spec, self.scale, self.rep = spec, scale, rep
+        p = self.params(spec, scale, sets, fabric)
         # A directory of its own per test: a test that fails may leave its link sockets
         # behind (Lab.kill removes what lsw would), and the next fabric reuses their names.
         self.rundir = tempfile.mkdtemp(dir=rundir, prefix="t")
+        self.p = p
+        self.variant = variant
+        self.r = {"id": spec["id"], "section": spec["section"], "title": spec["title"],
+                  "tag": spec["tag"], "scale": scale, "variant": variant, "params": p,
+                  "kpis": [], "tables": [], "scaling": [], "anomalies": [], "checks": [],
+                  "repetitions": {}, "fabrics": [], "dut": None, "hosts": None,
+                  "config": {}, "figures": [], "comparability": {}}
+
+    @staticmethod
+    def params(spec, scale, sets, fabric=None):
+        """The test's parameters for @scale with --set @sets and --fabric @fabric; a
+        BenchError (exit 2) for anything wrong, before anything runs."""
         # Every test takes a buffer policy, an ECMP mode and a switch fragment, so that
         # --compare can put any test side by side across them.
         p = dict({"policy": None, "ecmp_mode": None, "switch": {}},
@@ -112,13 +125,7 @@ class Ctx:
                     spec["id"], fabric, ", ".join(spec.get("fabrics", ("star",)))))
             p["fabric"] = fabric
         policy_fragment(p.get("policy"))  # an unknown policy: exit 2 before anything runs
-        self.p = p
-        self.variant = variant
-        self.r = {"id": spec["id"], "section": spec["section"], "title": spec["title"],
-                  "tag": spec["tag"], "scale": scale, "variant": variant, "params": p,
-                  "kpis": [], "tables": [], "scaling": [], "anomalies": [], "checks": [],
-                  "repetitions": {}, "fabrics": [], "dut": None, "hosts": None,
-                  "config": {}, "figures": [], "comparability": {}}
+        return p
 
     # --- what the report gets --------------------------------------------------------------
 
