@@ -47,7 +47,8 @@ def t7_1(ctx):
     deepest = int(max(ths) * p["overshoot"]) + (1 << 20)
     pool = human(max(8 << 20, 2 * deepest))
     fab = fabric(ctx, "b71", 3, speed)
-    frag = {"BUFFER_POOL": {"egress_lossless_pool": {"size": pool},
+    frag = {"LSW": {"buffer": {"size": pool}},
+            "BUFFER_POOL": {"egress_lossless_pool": {"size": pool},
                             "ingress_lossless_pool": {"size": pool}},
             "BUFFER_PROFILE": {"egress_lossy_profile": {"static_th": pool}}}
     frag.update(ecn_fragment(ths[0], ths[0] * p["kmax_factor"], p["pmax"], ["Ethernet0|3"]))
