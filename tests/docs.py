@@ -7,8 +7,8 @@
 2. No tracked file cites a file outside the repository: the project's pages and comments
    name public sources (papers, standards, SONiC designs) by title and link.
 3. Each program's --help and its man page name the same options, and for the commands
-   with subcommands (lswctl, lsw-lab) the same subcommands: an option added to one and not
-   the other fails here.
+   with subcommands (lswctl, lsw-lab, lsw-bench) the same subcommands: an option added to
+   one and not the other fails here.
 
 Prints each problem and exits 1; else a summary. Needs the build (LSW_BUILD_ROOT) for the
 C programs' --help.
@@ -139,6 +139,8 @@ def check_help(problems):
         ("lsw-agent", [os.path.join(BUILD, "tools", "lsw-agent")],
          "tools/lsw-agent/lsw-agent.8.scd"),
         ("lsw-lab", [python, os.path.join(SOURCE, "tools", "lsw-lab")], "tools/lsw-lab.1.scd"),
+        ("lsw-bench", [python, os.path.join(SOURCE, "tools", "lsw-bench")],
+         "tools/lswbench/lsw-bench.1.scd"),
     ]
     checked = []
     for name, argv, page in programs:

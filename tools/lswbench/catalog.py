@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every test of draft-calabria-bmwg-ai-fabric-training-bench-04 by section number: whether
+lsw and lsw-host can run it ([E]), partly ([P], an approximation or several lsw instances
+as a fabric) or not ([N], hardware or stacks lsw lacks), why, and, where lsw-bench runs it,
+the function and its parameters (the draft's scaled to this machine; "quick" for CI)."""
+
+E, P, N = "E", "P", "N"
+# AllToAll and AllGather (9.2, 9.3) run the same pattern with the same parameters.
+A2A = {"speed": 1000, "mtu": 4096, "n": [4, 8], "sizes": ["256KB", "1MB", "4MB"],
+       "iterations": 20, "cc": {"algorithm": "none"}}
+A2A_QUICK = {"n": [4], "sizes": ["1MB"], "iterations": 3}
+
+# Link speeds the two CPUs serve with the switches, the hosts and the sampling (lsw-lab's
+# choice: 500 Mb/s where many senders converge, 1 Gb/s elsewhere), 4 KB RoCE frames.
+TESTS = [
+    {"id": "5.1", "section": "5.1", "tag": E, "title": "RDMA throughput by message size and QPs",
+     "why": "lsw-host posts RDMA WRITEs on 1-256 QPs per pair; its pacing rate is the "
+            "offered load of the binary search",
+     "run": "rdma:t5_1", "fabrics": ("star", "leaf-spine"),
+     "params": {"speed": 1000, "mtu": 4096, "pairs": 2, "bidirectional": False,
+                "sizes": ["64B", "256B", "1KB", "4KB", "64KB", "256KB", "1MB", "4MB"],
+                "qps": [1, 4, 16, 32], "trial_ms": 300, "search_steps": 10,
+                "max_messages_per_qp": 4000, "cc": {"algorithm": "none"}},
+     "quick": {"pairs": 1, "sizes": ["4KB", "1MB"], "qps": [1, 4], "trial_ms": 100,
+               "search_steps": 2, "max_messages_per_qp": 1000}},
+    {"id": "5.2", "section": "5.2", "tag": P, "title": "Latency, idle and loaded",
+     "why": "no synchronized clocks or hardware timestamps: round trips on the tester's "
+            "clock, microseconds, not the draft's ns accuracy",
+     "run": "rdma:t5_2", "fabrics": ("star", "leaf-spine"),
+     "params": {"speed": 1000, "mtu": 4096, "size": "64B", "samples": 10000, "runs": 20,
+                "gap_us": 100, "poll": True, "cc": {"algorithm": "none"}},
+     "quick": {"samples": 500, "runs": 2}},
+    {"id": "5.3", "section": "5.3", "tag": E, "title": "Burst absorption under incast",
+     "why": "lsw-host sends bursts at line rate with minimum gap; loss per burst from its "
+            "retransmissions",
+     "run": "rdma:t5_3",
+     "params": {"speed": 1000, "mtu": 4096, "ratios": [2, 4, 8, 16, 32], "trials": 50,
+                "egress_pool": "1MB", "rto_us": 20000, "pause_between_us": 30000},
+     "quick": {"ratios": [2, 4], "trials": 2}},
+    {"id": "6.1", "section": "6.1", "tag": N, "title": "UET throughput per delivery mode",
+     "why": "needs UEC 1.0 NICs (ROD/RUD/RUDI/UUD, PDCs) through libfabric"},
+    {"id": "6.2", "section": "6.2", "tag": N, "title": "UET latency incl. first packet",
+     "why": "needs UET NICs"},
+    {"id": "6.3", "section": "6.3", "tag": N, "title": "UET packet spraying",
+     "why": "needs UET's RUD/ROD transports; RoCE spraying is §8.3"},
+    {"id": "6.4", "section": "6.4", "tag": N, "title": "UET congestion control vs DCQCN",
+     "why": "needs UET CC at the NICs"},
+    {"id": "6.5a", "section": "6.5(a)", "tag": N, "title": "Link-level retry (LLR)",
+     "why": "needs a PHY with injected bit errors and LLR"},
+    {"id": "6.5b", "section": "6.5(b)", "tag": E, "title": "Packet trimming",
+     "why": "lsw's trimming and its lab land with the trimming branch"},
+    {"id": "6.5c", "section": "6.5(c)", "tag": P, "title": "CBFC vs PFC at N = 32",
+     "why": "lsw has PFC but no credit-based flow control"},
+    {"id": "6.6", "section": "6.6", "tag": N, "title": "UET collectives",
+     "why": "needs UET NICs and a CCL"},
+    {"id": "6.7", "section": "6.7", "tag": N, "title": "PDC scale to 100,000 endpoints",
+     "why": "needs UET NICs; lsw-host has at most 64 hosts"},
+    {"id": "7.1", "section": "7.1", "tag": E,
+     "title": "ECN marking ratio against queue depth",
+     "why": "lsw's WRED/ECN on an egress queue; marks and depth per interval from its "
+            "timeline",
+     "run": "congestion:t7_1",
+     "params": {"speed": 1000, "mtu": 4096, "thresholds": ["100KB", "1MB", "5MB"],
+                "kmax_factor": 2, "pmax": 100, "interval_us": 20, "overshoot": 3,
+                "packets": 2000},
+     "quick": {"thresholds": ["100KB", "1MB"], "overshoot": 2.5}},
+    {"id": "7.2", "section": "7.2", "tag": E, "title": "PFC under incast, per hop",
+     "why": "lsw sends and honours PFC; a leaf-spine of lsw processes gives the hops",
+     "run": "congestion:t7_2", "fabrics": ("3-hop", "star"),
+     "params": {"speed": 500, "mtu": 4096, "n": [2, 4, 8, 16, 32], "size": "4MB",
+                "pfc": True, "uplink_factor": 4, "fabric": "3-hop",
+                "cc": {"algorithm": "none", "profile": "mlx", "model_speed": "40G"},
+                "ecn": {"kmin": "5KB", "kmax": "50KB", "pmax": 5}},
+     "quick": {"n": [2, 4], "size": "2MB"}},
+    {"id": "7.3", "section": "7.3", "tag": E, "title": "DCQCN convergence to fair share",
+     "why": "lsw marks ECN; lsw-host runs DCQCN (the paper's profile, times stretched)",
+     "run": "congestion:t7_3",
+     "params": {"speed": 1000, "mtu": 4096, "m": [2, 4, 8], "senders": 8,
+                "t0_us": 400000, "after_us": 2000000, "window_us": 100000, "sample_us": 5000,
+                "tolerance": 0.10, "ecn": {"kmin": "5KB", "kmax": "200KB", "pmax": 1},
+                "cc": {"algorithm": "dcqcn", "profile": "paper", "model_speed": "40G"}},
+     "quick": {"m": [2], "senders": 4, "t0_us": 300000, "after_us": 1000000}},
+    {"id": "7.4", "section": "7.4", "tag": P, "title": "PFC storm: watchdog",
+     "why": "a storming NIC (lsw-host) against lsw's PFC watchdog; the cyclic-dependency "
+            "deadlock on a fabric is not implemented",
+     "run": "congestion:t7_4",
+     "params": {"action": "drop", "storm_ms": 1000},
+     "quick": {"storm_ms": 600}},
+    {"id": "8.1", "section": "8.1", "tag": P, "title": "ECMP with QP scaling, 5-tuple vs +DestQP",
+     "why": "one leaf's uplinks to two spines (not 8-64 leaves); lsw-host gives each QP its "
+            "own UDP source port",
+     "run": "lb:t8_1",
+     "params": {"uplink_speed": 100, "k": 4, "mtu": 4096, "qps": [1, 4, 8, 16, 32],
+                "modes": ["hash", "hash_qp"], "draws": 10, "size": "256KB"},
+     "quick": {"qps": [4, 8], "draws": 3, "size": "128KB"}},
+    {"id": "8.2", "section": "8.2", "tag": E, "title": "Flowlet load balancing, gap sweep",
+     "why": "lsw's flowlet modes with a settable inactivity time",
+     "run": "lb:t8_2",
+     "params": {"uplink_speed": 100, "k": 4, "mtu": 4096, "qps": 4,
+                "gaps_us": [50, 200, 1000, 5000], "mode": "flowlet_random", "draws": 5,
+                "size": "256KB", "burst_gap_us": 2000},
+     "quick": {"gaps_us": [50, 5000], "draws": 2, "size": "128KB"}},
+    {"id": "8.3", "section": "8.3", "tag": E, "title": "Packet spraying",
+     "why": "lsw's per-packet modes; OOO and retransmissions from lsw-host",
+     "run": "lb:t8_3",
+     "params": {"uplink_speed": 100, "k": 4, "mtu": 4096, "qps": 4,
+                "modes": ["packet_random", "packet_quality"], "draws": 3, "size": "256KB"},
+     "quick": {"modes": ["packet_random"], "draws": 1, "size": "128KB"}},
+    {"id": "8.4", "section": "8.4", "tag": E, "title": "JFI by LB mode",
+     "why": "the JFI and 1/MMR bar charts of 8.1-8.3", "within": "8.1-8.3"},
+    {"id": "9.1", "section": "9.1", "tag": P, "title": "AllReduce bus bandwidth",
+     "why": "lsw-host's ring AllReduce as a scripted TG; N up to 16 hosts, not 8-1024",
+     "run": "collectives:t9_1", "fabrics": ("star", "leaf-spine"),
+     "params": {"speed": 1000, "mtu": 4096, "n": [4, 8], "sizes": ["256KB", "1MB", "4MB",
+                                                                    "16MB"],
+                "iterations": 20, "cc": {"algorithm": "none"}},
+     "quick": {"n": [4], "sizes": ["256KB", "1MB"], "iterations": 3}},
+    {"id": "9.2", "section": "9.2", "tag": P, "title": "AllToAll bus bandwidth",
+     "why": "lsw-host's all_to_all (a QP per ordered pair, S/n each), iterations "
+            "back to back",
+     "run": "collectives:t9_2", "fabrics": ("star", "leaf-spine"),
+     "params": A2A, "quick": A2A_QUICK},
+    {"id": "9.3", "section": "9.3", "tag": P, "title": "AllGather bus bandwidth",
+     "why": "direct AllGather (each shard to every peer) on lsw-host's all_to_all pattern; "
+            "no ring AllGather in lsw-host",
+     "run": "collectives:t9_3", "fabrics": ("star", "leaf-spine"),
+     "params": A2A, "quick": A2A_QUICK},
+    {"id": "9.4", "section": "9.4", "tag": P, "title": "Collectives x LB template",
+     "why": "9.1-9.3 with --fabric leaf-spine --compare ecmp_mode=hash,flowlet_random,"
+            "packet_random", "within": "9.1-9.3"},
+    {"id": "10.1", "section": "10.1", "tag": E, "title": "JCT ratio with compute phases",
+     "why": "lsw-host has no compute-sleep iterations between collectives yet"},
+    {"id": "10.2", "section": "10.2", "tag": N, "title": "MLPerf training",
+     "why": "needs accelerators and MLPerf"},
+    {"id": "10.3", "section": "10.3", "tag": P, "title": "Multi-job interference",
+     "why": "two jobs' collectives on shared spines"},
+    {"id": "11.1", "section": "11.1", "tag": P, "title": "Scale (N from 64 up)",
+     "why": "at most 64 emulated hosts on two CPUs; BGP re-convergence N/A"},
+    {"id": "11.2", "section": "11.2", "tag": E, "title": "Link failure during AllReduce",
+     "why": "port.set admin down on a spine uplink at both ends, the routes withdrawn by "
+            "config.set (lsw runs no routing protocol: the delay is a parameter)",
+     "run": "failure:t11_2",
+     "params": {"speed": 1000, "mtu": 4096, "size": "4MB", "iterations": 10, "fail_ms": 300,
+                "route_ms": 20, "rto_us": 20000},
+     "quick": {"size": "2MB", "iterations": 6, "fail_ms": 100}},
+    {"id": "11.3", "section": "11.3", "tag": P, "title": "Failure with ns precision",
+     "why": "software timestamps are microseconds"},
+    {"id": "12.1", "section": "12.1", "tag": E, "title": "Soak (and 12.2 memory slope)",
+     "why": "AllReduce and AllToAll alternating at 80 % load, 24 h scaled to minutes; each "
+            "lsw's RSS and counters sampled",
+     "run": "soak:t12", "fabrics": ("star", "leaf-spine"),
+     "params": {"speed": 1000, "mtu": 4096, "n": 4, "size": "1MB", "load": 0.8,
+                "iterations": 5, "duration_s": 600, "interval_s": 10},
+     "quick": {"duration_s": 6, "interval_s": 2, "iterations": 3}},
+    {"id": "12.2", "section": "12.2", "tag": E, "title": "Memory slope",
+     "why": "each lsw's RSS slope against 1 MB/h", "within": "12.1"},
+]
+
+BY_ID = {t["id"]: t for t in TESTS}
+
+
+def runnable():
+    return [t for t in TESTS if "run" in t]
