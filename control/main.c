@@ -89,11 +89,12 @@ create_rings(struct lsw_switch *sw)
 			if ((unsigned int)c->port[p].lcore == c->g.workers[w])
 				continue;
 			snprintf(name, sizeof(name), "lsw_ho_%u_%u", w, p);
-			/* As many slots as there are mbufs: a packet the MMU admitted is never
-			 * dropped for want of room on its way to the egress worker. */
-			dp->handoff[w][p] = rte_ring_create(name, c->g.mbufs, SOCKET_ID_ANY,
-							    RING_F_SP_ENQ | RING_F_SC_DEQ |
-							    RING_F_EXACT_SZ);
+			/* Small: a full ring stops its sender's rx, so a packet the MMU admitted
+			 * waits in the sender's stage rather than being dropped (tx.c). */
+			dp->handoff[w][p] = rte_ring_create_elem(name, sizeof(struct lsw_hoent),
+								 LSW_HANDOFF_RING, SOCKET_ID_ANY,
+								 RING_F_SP_ENQ | RING_F_SC_DEQ |
+								 RING_F_EXACT_SZ);
 			if (dp->handoff[w][p] == NULL)
 				return -1;
 		}
@@ -246,7 +247,7 @@ teardown(struct lsw_switch *sw)
 {
 	struct lsw_dp *dp = &sw->dp;
 	unsigned int leftover = 0;
-	void *obj;
+	struct lsw_hoent e;
 	int rc = 0;
 
 	lsw_publish(&dp->quit, 1);
@@ -256,8 +257,8 @@ teardown(struct lsw_switch *sw)
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
 		for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 			struct rte_ring *r = dp->handoff[w][p];
-			while (r != NULL && rte_ring_dequeue(r, &obj) == 0) {
-				rte_pktmbuf_free(obj);
+			while (r != NULL && rte_ring_dequeue_elem(r, &e, sizeof(e)) == 0) {
+				rte_pktmbuf_free(lsw_hoent_mbuf(e.mq));
 				leftover++;
 			}
 			rte_ring_free(r);

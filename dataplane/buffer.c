@@ -535,24 +535,35 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 		/* The run's queue, when it is ours: no per-packet lookups. */
 		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
 				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
-		/* The common case: the whole run admitted, to our queue, in one push; its
-		 * entries are written from the charges, and the metas are not. */
-		if (likely(f != NULL && admitted == k) &&
-		    lsw_fifo_push_run(f, w->adm + i, res + i, k))
-			continue;
+		/* The common case: the whole run admitted, to our queue in one push, or to
+		 * another worker's in one stage; its entries are written from the charges, and
+		 * the metas are not. */
+		if (likely(admitted == k)) {
+			if (likely(f != NULL) && lsw_fifo_push_run(f, w->adm + i, res + i, k))
+				continue;
+			if (f == NULL && lsw_handoff_put_run(w, conf, out, w->adm + i,
+							     meta[i]->queue, res + i, k))
+				continue;
+		}
 		for (uint16_t x = i; x < j; x++) {
 			enum lsw_drop d = (enum lsw_drop)drop[x];
 			if (unlikely(d != LSW_DROP_NONE)) {
+				/* Out of packets: the next loop leaves the rx queues alone. */
+				w->rx_hold |= d == LSW_DROP_MBUF_LIMIT;
 				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
 					       w->adm[x]);
 				continue;
 			}
-			lsw_meta_charge(meta[x], &res[x]);
-			if (likely(f != NULL))
+			if (likely(f != NULL)) {
+				lsw_meta_charge(meta[x], &res[x]);
 				/* The queue holds every mbuf: this never fails. */
 				lsw_fifo_push(f, w->adm[x], meta[x]);
-			else
-				lsw_tx_enqueue(w, conf, out, w->adm[x]);
+			} else {
+				/* Another worker's port: the charge travels in the handoff
+				 * entry, and the meta is not written. */
+				lsw_handoff_put(w, conf, out, (uintptr_t)w->adm[x] | meta[x]->queue,
+						&res[x]);
+			}
 		}
 	}
 }
