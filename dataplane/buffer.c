@@ -44,18 +44,6 @@ lsw_meta_register(void)
 	return lsw_meta_offset < 0 ? -1 : 0;
 }
 
-static inline int64_t
-pool_hdrm(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
-{
-	return LSW_BUFFER_SUM(all, n, pool_hdrm[pool]);
-}
-
-static inline int64_t
-pool_used(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
-{
-	return LSW_BUFFER_SUM(all, n, pool_used[pool]);
-}
-
 static inline void
 wm(uint64_t *w, int64_t v)
 {
@@ -109,14 +97,15 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 	const int64_t r0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
 	const int64_t s0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
 	const int64_t h0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
-	const int64_t ips0 = lsw_buffer_pool_shared(all, n, pp->pool);
-	const int64_t ph0 = ipool->hdrm_shared ? pool_hdrm(all, n, pp->pool) : 0;
+	const int64_t ips0 = LSW_BUFFER_POOLWIDE(all, n, mine, pool_shared[pp->pool]);
+	const int64_t ph0 = ipool->hdrm_shared ?
+			    LSW_BUFFER_POOLWIDE(all, n, mine, pool_hdrm[pp->pool]) : 0;
 	const int64_t er0 = lsw_buffer_q_occ(all, n, op, q, 0);
 	const int64_t es0 = lsw_buffer_q_occ(all, n, op, q, 1);
-	const int64_t eps0 = lsw_buffer_pool_shared(all, n, qp->pool);
+	const int64_t eps0 = LSW_BUFFER_POOLWIDE(all, n, mine, pool_shared[qp->pool]);
 	/* Packets the run may add: lossless ones up to the mbufs' limit; lossy ones while
 	 * the PG holds fewer than the packets left below pkt_xoff (alpha 1). */
-	const int64_t held0 = lsw_buffer_pkts_held(all, n);
+	const int64_t held0 = LSW_BUFFER_POOLWIDE(all, n, mine, pkts_held);
 	const int64_t pgh0 = LSW_BUFFER_SUM(all, n, pg_held[ip][pg]);
 	const int64_t pkt_room = pp->lossless ? (int64_t)mc->pkt_limit - held0 :
 				 ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
@@ -328,8 +317,29 @@ lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
 	wm(&mine->wm.pg[ip][pg][LSW_WM_HEADROOM], h);
 	wm(&mine->wm.q[op][q][LSW_WM_TOTAL], er + es);
 	wm(&mine->wm.q[op][q][LSW_WM_SHARED], es);
-	wm(&mine->wm.pool[ipool], pool_used(all, n, ipool));
-	wm(&mine->wm.pool[epool], pool_used(all, n, epool));
+	wm(&mine->wm.pool[ipool], LSW_BUFFER_POOLWIDE(all, n, mine, pool_used[ipool]));
+	wm(&mine->wm.pool[epool], LSW_BUFFER_POOLWIDE(all, n, mine, pool_used[epool]));
+}
+
+void
+lsw_buffer_seen_take(struct lsw_buffer_lcore *const *all, uint16_t n,
+		     struct lsw_buffer_lcore *mine, uint16_t n_pools)
+{
+	struct lsw_buffer_seen *s = &mine->seen;
+
+	memset(s, 0, sizeof(*s));
+	for (uint16_t w = 0; w < n; w++) {
+		const struct lsw_buffer_use *u = &all[w]->use;
+		if (all[w] == mine)
+			continue;
+		s->pkts_held += lsw_counter_read(&u->pkts_held);
+		for (uint16_t p = 0; p < n_pools; p++) {
+			s->pool_shared[p] += lsw_counter_read(&u->pool_shared[p]);
+			s->pool_hdrm[p] += lsw_counter_read(&u->pool_hdrm[p]);
+			s->pool_used[p] += lsw_counter_read(&u->pool_used[p]);
+		}
+	}
+	s->n = n;
 }
 
 void

@@ -323,6 +323,10 @@ lsw_worker_main(void *arg)
 		if (unlikely(conf != prev))
 			lsw_ndp_announce(w, conf);
 
+		/* The pool-wide sums admission reads, once a loop (include/lsw/buffer.h). */
+		if (conf->n_workers > 1)
+			lsw_buffer_seen_take(dp->buffer, conf->n_workers, w->buffer,
+					     conf->buffer.n_pools);
 		bool rx = lsw_worker_rx_gate(w, conf);
 		for (unsigned int i = 0; rx && i < conf->n_owned[w->idx]; i++) {
 			uint16_t port = conf->owned[w->idx][i];
