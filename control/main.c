@@ -367,9 +367,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (check) {
-		printf("%s: valid (%u ports, %u static routes, %u static neighbors)\n", config,
-		       sw.cfg->n_ports, sw.cfg->n_routes + sw.cfg->n_routes6,
-		       sw.cfg->n_neighs + sw.cfg->n_neighs6);
+		printf("%s: valid (%u ports, %u static routes, %u static neighbors; %u MB of EAL "
+		       "memory)\n", config, sw.cfg->n_ports, sw.cfg->n_routes + sw.cfg->n_routes6,
+		       sw.cfg->n_neighs + sw.cfg->n_neighs6,
+		       sw.cfg->g.memory_mb ? sw.cfg->g.memory_mb :
+		       lsw_eal_memory_mb(sw.cfg, false));
 		lsw_config_free(sw.cfg);
 		return 0;
 	}
@@ -386,7 +388,15 @@ main(int argc, char **argv)
 	snprintf(sw.rpc_path, sizeof(sw.rpc_path), "%s", sock ? sock : sw.cfg->g.rpc_socket);
 	if (realpath(config, sw.config_path) == NULL)
 		snprintf(sw.config_path, sizeof(sw.config_path), "%s", config);
-	sw.hugepages = lsw_hugepages_free();
+	/* Hugepages when there are enough of them free for what lsw asks; else none, rather
+	 * than an EAL that cannot start. */
+	uint64_t huge = lsw_hugepages_free();
+	uint64_t need = (uint64_t)(sw.cfg->g.memory_mb ? sw.cfg->g.memory_mb :
+				   lsw_eal_memory_mb(sw.cfg, true)) << 20;
+	sw.hugepages = huge >= need;
+	if (huge != 0 && !sw.hugepages)
+		fprintf(stderr, "lsw: %" PRIu64 " MB of hugepages free, %" PRIu64 " MB needed: "
+			"running without hugepages\n", huge >> 20, need >> 20);
 	sw.start_ns = lsw_now_ns();
 	pthread_mutex_init(&sw.ctl_lock, NULL);
 
