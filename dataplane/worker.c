@@ -48,7 +48,7 @@ handle_one(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		d = LSW_DROP_MULTI_SEGMENT;
 		goto drop;
 	}
-	d = lsw_parse((const uint8_t *)eth, m->data_len, &pi);
+	d = lsw_parse_rx((const uint8_t *)eth, m->data_len, m->ol_flags, &pi);
 	if (unlikely(d != LSW_DROP_NONE))
 		goto drop;
 	if (unlikely(eth->src_addr.addr_bytes[0] & 1)) {
