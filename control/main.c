@@ -84,6 +84,10 @@ create_rings(struct lsw_switch *sw)
 		return -1;
 	if (c->g.n_workers < 2)
 		return 0;
+	dp->ho_bell = rte_zmalloc("lsw_ho_bell", sizeof(*dp->ho_bell) * LSW_MAX_WORKERS,
+				  RTE_CACHE_LINE_SIZE);
+	if (dp->ho_bell == NULL)
+		return -1;
 	for (uint16_t w = 0; w < c->g.n_workers; w++)
 		for (uint16_t p = 0; p < c->n_ports; p++) {
 			if ((unsigned int)c->port[p].lcore == c->g.workers[w])
@@ -265,6 +269,7 @@ teardown(struct lsw_switch *sw)
 		}
 	if (leftover)
 		LSW_LOG(INFO, "dropped %u packets still in handoff rings", leftover);
+	rte_free(dp->ho_bell);
 	lsw_capture_free(sw); /* the workers' last copies written, every file closed */
 	lsw_ports_close(sw);
 	if (dp->pool != NULL) {

@@ -283,6 +283,12 @@ counted:
 		mine->ctr.pool_drops[pp->pool] += in_drops;
 		mine->ctr.pool_drops[qp->pool] += drops[LSW_QDROP_EGRESS_QUEUE_THRESHOLD];
 	}
+	/* What the run left its PG and queue holding, for their watermarks. */
+	mine->seen.run_pg[LSW_PART_RESERVED] = r0 + dr;
+	mine->seen.run_pg[LSW_PART_SHARED] = s0 + ds;
+	mine->seen.run_pg[LSW_PART_HEADROOM] = h0 + dh;
+	mine->seen.run_q[0] = er0 + der;
+	mine->seen.run_q[1] = es0 + des;
 	return admitted;
 }
 
@@ -298,18 +304,19 @@ lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buf
 	return (enum lsw_drop)d;
 }
 
-/* Watermarks of (port, PG) @ip/@pg, (port, queue) @op/@q and their pools, from the summed
- * occupancy now. Within one worker occupancy only grows during an rx burst, so taking
- * them after each burst sees every peak. */
+/* Watermarks of (port, PG) @ip/@pg, (port, queue) @op/@q and their pools, after a run
+ * admitted to them (lsw_buffer_admit_run): the occupancy it summed and added to, not summed
+ * again. Within one worker occupancy only grows during an rx burst, so taking them after
+ * each run sees every peak. */
 void
 lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
 		      struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc, uint16_t ip,
 		      uint8_t pg, uint16_t op, uint8_t q)
 {
-	int64_t r = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
-	int64_t s = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
-	int64_t h = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
-	int64_t er = lsw_buffer_q_occ(all, n, op, q, 0), es = lsw_buffer_q_occ(all, n, op, q, 1);
+	const int64_t r = mine->seen.run_pg[LSW_PART_RESERVED];
+	const int64_t s = mine->seen.run_pg[LSW_PART_SHARED];
+	const int64_t h = mine->seen.run_pg[LSW_PART_HEADROOM];
+	const int64_t er = mine->seen.run_q[0], es = mine->seen.run_q[1];
 	uint8_t ipool = mc->pg[ip][pg].pool, epool = mc->q[op][q].pool;
 
 	wm(&mine->wm.pg[ip][pg][LSW_WM_TOTAL], r + s + h);
@@ -327,7 +334,9 @@ lsw_buffer_seen_take(struct lsw_buffer_lcore *const *all, uint16_t n,
 {
 	struct lsw_buffer_seen *s = &mine->seen;
 
-	memset(s, 0, sizeof(*s));
+	s->pkts_held = 0;
+	for (uint16_t p = 0; p < n_pools; p++)
+		s->pool_shared[p] = s->pool_hdrm[p] = s->pool_used[p] = 0;
 	for (uint16_t w = 0; w < n; w++) {
 		const struct lsw_buffer_use *u = &all[w]->use;
 		if (all[w] == mine)

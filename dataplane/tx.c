@@ -90,6 +90,7 @@ lsw_tx_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t por
 	struct lsw_txbuf *b = &w->txb[port];
 	uint16_t n = b->n, sent;
 
+	w->tx_staged &= ~(1u << port);
 	if (n == 0)
 		return;
 	b->n = 0;
@@ -104,12 +105,12 @@ lsw_tx_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t por
 		lsw_count_drop(w, port, LSW_DROP_TX_QUEUE_FULL, b->pkt[i]);
 }
 
+/* The ports staged for, not every port: a loop's cost does not grow with the ports. */
 void
 lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
-	for (uint16_t p = 0; p < conf->n_ports; p++)
-		if (w->txb[p].n)
-			lsw_tx_flush(w, conf, p);
+	while (w->tx_staged)
+		lsw_tx_flush(w, conf, (uint16_t)__builtin_ctz(w->tx_staged));
 }
 
 /* Drop a handoff entry @e for @port, its buffer given back. */
@@ -141,12 +142,18 @@ lsw_handoff_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_
 		for (uint16_t i = 0; i < b->n; i++)
 			lsw_handoff_drop(w, conf, port, &b->e[i], LSW_DROP_TX_RING_FULL);
 		b->n = 0;
+		w->ho_staged &= ~(1u << port);
 		return;
 	}
 	sent = rte_ring_sp_enqueue_burst_elem(r, b->e, sizeof(b->e[0]), b->n, NULL);
+	if (likely(w->dp->ho_bell != NULL) && sent != 0) { /* after the entries, for the owner */
+		uint32_t *bell = &w->dp->ho_bell[w->idx].sent[conf->port[port].owner];
+		lsw_publish(bell, *bell + sent);
+	}
 	b->n = (uint16_t)(b->n - sent);
 	if (b->n == 0) {
 		w->ho_full &= ~(1u << port);
+		w->ho_staged &= ~(1u << port);
 		return;
 	}
 	memmove(b->e, b->e + sent, b->n * sizeof(b->e[0]));
@@ -156,9 +163,8 @@ lsw_handoff_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_
 uint32_t
 lsw_handoff_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
-	for (uint16_t p = 0; p < conf->n_ports; p++)
-		if (w->hob[p].n)
-			lsw_handoff_flush(w, conf, p);
+	for (uint32_t left = w->ho_staged; left != 0; left &= left - 1)
+		lsw_handoff_flush(w, conf, (uint16_t)__builtin_ctz(left));
 	return w->ho_full;
 }
 
@@ -195,6 +201,14 @@ lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf)
 
 	if (nw < 2)
 		return 0;
+	/* The senders with something for us: what they rang for and we did not take. */
+	uint32_t from = 0;
+	for (uint16_t q = 0; q < nw; q++)
+		if (q != w->idx && (w->dp->ho_bell == NULL ||
+				    lsw_acquire(&w->dp->ho_bell[q].sent[w->idx]) != w->ho_got[q]))
+			from |= 1u << q;
+	if (from == 0)
+		return 0;
 	/* The senders take turns at being drained first, for when the port is behind. */
 	w->ho_first = (uint16_t)(w->ho_first + 1 < nw ? w->ho_first + 1 : 0);
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
@@ -207,12 +221,13 @@ lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf)
 						 w->ho_first + k - nw);
 			struct rte_ring *r = w->dp->handoff[q][port];
 			unsigned int n;
-			if (r == NULL)
+			if (!(from >> q & 1) || r == NULL)
 				continue;
 			do {
 				n = rte_ring_sc_dequeue_burst_elem(r, e, sizeof(e[0]),
 								   RTE_MIN(room, RTE_DIM(e)), NULL);
 				queue_handed(w, conf, port, e, n);
+				w->ho_got[q] += n;
 				total += n;
 				room -= n;
 			} while (n == RTE_DIM(e) && room);

@@ -140,7 +140,7 @@ lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 			lsw_handoff_drop(w, conf, p, &w->hob[p].e[i], LSW_DROP_SHUTDOWN);
 		w->hob[p].n = 0;
 	}
-	w->ho_full = 0;
+	w->ho_full = w->ho_staged = 0;
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++)
 		lsw_egress_drop_all(w, conf, conf->owned[w->idx][i], LSW_DROP_SHUTDOWN);
 	lsw_neigh_drop_held(w);

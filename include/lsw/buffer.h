@@ -292,6 +292,10 @@ struct lsw_buffer_seen {
 	int64_t pool_shared[LSW_MAX_POOLS];
 	int64_t pool_hdrm[LSW_MAX_POOLS];
 	int64_t pool_used[LSW_MAX_POOLS];
+	/* What the last run admitted left its PG (by part) and queue (reserved, shared)
+	 * holding: their watermarks (lsw_buffer_watermarks). */
+	int64_t run_pg[LSW_PARTS];
+	int64_t run_q[2];
 };
 
 struct lsw_buffer_lcore {
@@ -440,6 +444,7 @@ lsw_meta_charge(struct lsw_pkt_meta *meta, const struct lsw_charge *c)
 enum lsw_drop lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n_workers,
 			       struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 			       struct lsw_pkt_meta *meta, uint32_t len);
+/* After lsw_buffer_admit_run for those (port, PG) and (port, queue): their watermarks. */
 void lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
 			   struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 			   uint16_t ip, uint8_t pg, uint16_t op, uint8_t q);

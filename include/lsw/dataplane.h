@@ -102,6 +102,13 @@ struct lsw_neigh_msg {
 	uint8_t ip6[16];
 };
 
+/* What a worker has handed to each other worker (entries, wrapping), on a line of its own:
+ * an owner looks at one word per sender each loop and polls that sender's rings only when
+ * it has not taken all of it, not every (sender, port) ring of every worker (tx.c). */
+struct lsw_ho_bell {
+	uint32_t sent[LSW_MAX_WORKERS]; /* dp: the sender writes (relaxed); its owners read */
+} __rte_cache_aligned;
+
 struct lsw_dp {
 	struct lsw_snapshot *conf;   /* cp: lsw_publish; dp: lsw_acquire once per loop */
 	struct lsw_fib *fib;        /* cp: set before workers start */
@@ -110,6 +117,7 @@ struct lsw_dp {
 	/* handoff[w][p]: packets from worker w for port p, when w does not own p (SP/SC,
 	 * elements struct lsw_hoent). */
 	struct rte_ring *handoff[LSW_MAX_WORKERS][LSW_MAX_PORTS]; /* cp: set at start-up */
+	struct lsw_ho_bell *ho_bell; /* cp: [LSW_MAX_WORKERS] at start-up; NULL: poll every ring */
 	struct rte_ring *neigh_ring; /* dp: enqueue (MP); cp: dequeue (SC) */
 	struct rte_mempool *pool;   /* cp: set at start-up */
 	struct rte_mempool *pfc_pool; /* cp: set at start-up; PFC frames only (NULL: pool) */
@@ -241,8 +249,11 @@ struct lsw_worker {
 	 * last burst's admission ran out of packets (MBUF_LIMIT: the next loop takes none
 	 * either), the ring the owner drains first, and the stages. */
 	uint32_t ho_full;
+	uint32_t ho_staged;              /* ports whose stage holds packets */
+	uint32_t tx_staged;              /* ports whose txb holds packets (direct) */
 	uint8_t rx_hold;
 	uint16_t ho_first;
+	uint32_t ho_got[LSW_MAX_WORKERS]; /* entries taken from each sender (its ho_bell) */
 	/* Drop snapshots (dropsnap.c): room left in the ring as last seen, and the loop + 1
 	 * in which it was found full. */
 	uint32_t snap_room;
@@ -512,6 +523,7 @@ lsw_handoff_put(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t 
 	}
 	b->e[b->n].mq = mq;
 	b->e[b->n].c = *c;
+	w->ho_staged |= 1u << port;
 	if (++b->n >= LSW_BURST && !(w->ho_full >> port & 1))
 		lsw_handoff_flush(w, conf, port);
 }
@@ -532,6 +544,7 @@ lsw_handoff_put_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint1
 		e[i].c = c[i];
 	}
 	b->n = (uint16_t)(b->n + k);
+	w->ho_staged |= 1u << port;
 	if (b->n >= LSW_BURST && !(w->ho_full >> port & 1))
 		lsw_handoff_flush(w, conf, port);
 	return true;
@@ -552,6 +565,7 @@ lsw_tx_stage(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t por
 		return;
 	}
 	b->pkt[b->n++] = m;
+	w->tx_staged |= 1u << port;
 	if (b->n == LSW_BURST)
 		lsw_tx_flush(w, conf, port);
 }

@@ -3,7 +3,8 @@
  * Two workers, real net_null ports: a packet received by the worker that does not own the
  * egress port crosses the handoff ring, with its charge in the entry, and is sent (and
  * counted) by the owner. A full ring stops the sender's rx and drops nothing; an owner whose
- * egress is behind drains no more than it sends. Transmission itself: counters are taken
+ * egress is behind drains no more than it sends; it polls a sender's rings only when the
+ * sender's bell says there is more. Transmission itself: counters are taken
  * from what the PMD accepted.
  */
 #include <string.h>
@@ -56,6 +57,7 @@ test_handoff(void **state)
 	struct rte_ring *r = rte_ring_create_elem("t_handoff", sizeof(struct lsw_hoent), 256,
 						  SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	sw->dp.handoff[0][1] = r;
+	sw->dp.ho_bell = rte_zmalloc(NULL, sizeof(*sw->dp.ho_bell) * LSW_MAX_WORKERS, 0);
 	lsw_worker_init(&owner, &sw->dp, 1, 7);
 
 	/* Worker 0 routes 10 packets to Ethernet4: staged, then handed over on flush. */
@@ -64,6 +66,7 @@ test_handoff(void **state)
 	assert_int_equal(t_tx_count(t, 1), 10);
 	assert_int_equal(lsw_handoff_flush_all(&t->w, t->conf), 0);
 	assert_int_equal(rte_ring_count(r), 10);
+	assert_int_equal(sw->dp.ho_bell[0].sent[1], 10);
 	/* The charge is in the entry, not written into the packet's meta. */
 	struct lsw_hoent e0;
 	assert_int_equal(rte_ring_dequeue_elem(r, &e0, sizeof(e0)), 0);
@@ -143,6 +146,16 @@ test_handoff(void **state)
 	assert_int_equal(lsw_buffer_pg_occ(mmu, 2, 0, 0, LSW_PART_SHARED) +
 			 lsw_buffer_pg_occ(mmu, 2, 0, 0, LSW_PART_RESERVED), 0);
 	assert_int_equal(lsw_buffer_pkts_held(mmu, 2), 0);
+	/* The owner polls a sender's rings only when its bell says there is more: an entry
+	 * put in the ring without ringing waits until the bell rings. */
+	assert_int_equal(owner.ho_got[0], sw->dp.ho_bell[0].sent[1]);
+	t_rx(t, 0, buf, len, 0);
+	assert_int_equal(rte_ring_enqueue_elem(r, &t->w.hob[1].e[0], sizeof(e0)), 0);
+	t->w.hob[1].n = 0;
+	assert_int_equal(lsw_tx_drain_handoff(&owner, t->conf), 0);
+	sw->dp.ho_bell[0].sent[1]++;
+	assert_int_equal(lsw_tx_drain_handoff(&owner, t->conf), 1);
+	assert_int_equal(lsw_egress_run(&owner, t->conf, 1, 50 * T_HZ), 1);
 
 	/* stats.clear on one port: a baseline, the workers' counters untouched. */
 	lsw_stats_clear(sw, 1);
@@ -150,15 +163,17 @@ test_handoff(void **state)
 	assert_int_equal(sum.port[1].ctr[LSW_PC_IF_OUT_UCAST_PKTS], 0);
 	assert_int_equal(sum.port[1].drop[LSW_DROP_TX_RING_FULL], 0);
 	assert_int_equal(sum.port[0].ctr[LSW_PC_IF_IN_UCAST_PKTS],
-			 10 + 300 + 5 * LSW_BURST + 255 + LSW_HANDOFF_STAGE + 5);
+			 10 + 300 + 5 * LSW_BURST + 255 + LSW_HANDOFF_STAGE + 5 + 1);
 	assert_int_equal(sw->dp.ctr[1].port[1].ctr[LSW_PC_IF_OUT_UCAST_PKTS],
-			 10 + 300 + 5 * LSW_BURST + 255);
+			 10 + 300 + 5 * LSW_BURST + 255 + 1);
 	struct rte_eth_stats pmd;
 	lsw_stats_pmd(sw, 1, &pmd);
 	assert_int_equal(pmd.opackets, 0);
 
 	sw->dp.handoff[0][1] = NULL;
 	rte_ring_free(r);
+	rte_free(sw->dp.ho_bell);
+	sw->dp.ho_bell = NULL;
 	t_switch_free(t);
 }
 
