@@ -14,6 +14,7 @@
 #include "lsw/dataplane.h"
 
 int lsw_meta_offset = -1;
+uint64_t lsw_ucast_flag;
 
 const uint32_t lsw_hist_bound[LSW_HIST_BINS] = {
 	64, 127, 255, 511, 1023, 1518, 2047, 4095, 4159, LSW_MAX_FRAME,
@@ -40,8 +41,15 @@ lsw_meta_register(void)
 		.align = __alignof__(struct lsw_pkt_meta),
 	};
 
+	static const struct rte_mbuf_dynflag flag = {.name = "lsw_dynflag_ucast"};
+	int bit;
+
 	lsw_meta_offset = rte_mbuf_dynfield_register(&desc);
-	return lsw_meta_offset < 0 ? -1 : 0;
+	bit = rte_mbuf_dynflag_register(&flag);
+	if (lsw_meta_offset < 0 || bit < 0)
+		return -1;
+	lsw_ucast_flag = UINT64_C(1) << bit;
+	return 0;
 }
 
 static inline void

@@ -139,6 +139,11 @@ struct lsw_charge {
 _Static_assert(LSW_PART_RESERVED == 0 && LSW_PART_SHARED == 1, "a part from one bit");
 
 extern int lsw_meta_offset;
+/* An ol_flags bit (a DPDK dynamic flag) on a frame whose destination MAC lsw wrote and
+ * found unicast (lsw_l2_write): the port's owner counts it as unicast without reading the
+ * frame, whose line another worker wrote (tx.c). Every other frame is read. */
+extern uint64_t lsw_ucast_flag;
+/* Registers the meta's dynamic field and the flag. */
 int lsw_meta_register(void);
 
 static inline struct lsw_pkt_meta *

@@ -631,6 +631,9 @@ lsw_l2_write(struct rte_mbuf *m, uint64_t dmac, const struct rte_ether_addr *sma
 
 	memcpy(eth, &dmac, sizeof(dmac));
 	memcpy(eth + RTE_ETHER_ADDR_LEN, &tail, sizeof(tail));
+	/* The I/G bit is the first byte's lowest: set or cleared (net_ring hands a sent mbuf
+	 * back as it was). */
+	m->ol_flags = (m->ol_flags & ~lsw_ucast_flag) | (dmac & 1 ? 0 : lsw_ucast_flag);
 }
 
 /* The Ethernet header of a routed frame of traffic class @tc leaving by @op, in place of

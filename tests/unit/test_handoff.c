@@ -5,7 +5,7 @@
  * counted) by the owner. A full ring stops the sender's rx and drops nothing; an owner whose
  * egress is behind drains no more than it sends; it polls a sender's rings only when the
  * sender's bell says there is more. Transmission itself: counters are taken
- * from what the PMD accepted.
+ * from what the PMD accepted, unicast as the frame's flag says.
  */
 #include <string.h>
 #include <rte_ethdev.h>
@@ -177,11 +177,64 @@ test_handoff(void **state)
 	t_switch_free(t);
 }
 
+/* A frame whose destination lsw wrote says whether it is unicast (lsw_ucast_flag), so that
+ * the port's owner counts it without reading its data; one lsw did not write is read. */
+static void
+test_ucast_flag(void **state)
+{
+	struct t_switch *t = t_switch_new(CONFIG);
+	struct lsw_port_counters *pc = &t->sw.dp.ctr[0].port[1];
+	static const struct rte_ether_addr smac = {{2, 0, 0, 0, 0, 1}};
+	/* lsw_mac_to_u64's order: the first byte lowest (01:00:5e:00:00:01, 02:..:04:01) */
+	const uint64_t group = UINT64_C(0x0100005e0001), one = UINT64_C(0x010400000002);
+	struct rte_mbuf *m;
+
+	(void)state;
+	assert_int_equal(t_start_ports(t), 0);
+	assert_int_not_equal(lsw_ucast_flag, 0);
+	/* A stale flag (net_ring hands a sent mbuf back as it was) is cleared for a group. */
+	m = rte_pktmbuf_alloc(t_pool());
+	assert_non_null(rte_pktmbuf_append(m, 60));
+	m->ol_flags |= lsw_ucast_flag;
+	lsw_l2_write(m, group, &smac, LSW_ETHERTYPE_IPV4);
+	assert_int_equal(rte_pktmbuf_mtod(m, uint8_t *)[0], 0x01);
+	assert_false(m->ol_flags & lsw_ucast_flag);
+	lsw_tx_ctl(&t->w, t->conf, 1, m);
+	assert_int_equal(lsw_egress_run(&t->w, t->conf, 1, T_HZ), 1);
+	assert_int_equal(pc->ctr[LSW_PC_IF_OUT_NON_UCAST_PKTS], 1);
+	assert_int_equal(pc->ctr[LSW_PC_IF_OUT_UCAST_PKTS], 0);
+	/* Unicast: flagged, counted unicast. */
+	m = rte_pktmbuf_alloc(t_pool());
+	assert_non_null(rte_pktmbuf_append(m, 60));
+	lsw_l2_write(m, one, &smac, LSW_ETHERTYPE_IPV4);
+	assert_int_equal(rte_pktmbuf_mtod(m, uint8_t *)[0], 0x02);
+	assert_true(m->ol_flags & lsw_ucast_flag);
+	lsw_tx_ctl(&t->w, t->conf, 1, m);
+	assert_int_equal(lsw_egress_run(&t->w, t->conf, 1, T_HZ), 1);
+	assert_int_equal(pc->ctr[LSW_PC_IF_OUT_UCAST_PKTS], 1);
+	/* A frame lsw did not write (no flag) is read: a broadcast counts as one. */
+	m = rte_pktmbuf_alloc(t_pool());
+	memset(rte_pktmbuf_append(m, 60), 0xff, 60);
+	lsw_tx_ctl(&t->w, t->conf, 1, m);
+	assert_int_equal(lsw_egress_run(&t->w, t->conf, 1, T_HZ), 1);
+	assert_int_equal(pc->ctr[LSW_PC_IF_OUT_NON_UCAST_PKTS], 2);
+	/* Routed frames carry it. */
+	struct t_flow f = {.dst = "10.2.0.9", .payload = 20, .vlan = -1};
+	uint16_t len = t_build_ipv4(buf, &f);
+	t_rx(t, 0, buf, len, 0);
+	m = t_tx_take(t, 1);
+	assert_non_null(m);
+	assert_true(m->ol_flags & lsw_ucast_flag);
+	rte_pktmbuf_free(m);
+	t_switch_free(t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_handoff),
+		cmocka_unit_test(test_ucast_flag),
 	};
 	t_eal_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);
