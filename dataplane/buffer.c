@@ -543,8 +543,12 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 		for (uint16_t x = i; x < j; x++) {
 			enum lsw_drop d = (enum lsw_drop)drop[x];
 			if (unlikely(d != LSW_DROP_NONE)) {
-				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
-					       w->adm[x]);
+				/* The queue's profile says trim (include/lsw/trim.h). */
+				if (unlikely(conf->trim.q_trim[out] >> meta[x]->queue & 1))
+					lsw_trim(w, conf, w->adm[x], d);
+				else
+					lsw_count_drop(w, lsw_drop_is_egress(d) ? out :
+						       meta[x]->in_port, d, w->adm[x]);
 				continue;
 			}
 			lsw_meta_charge(meta[x], &res[x]);
