@@ -26,11 +26,10 @@ num_or_word(json_t *v, const char *path, uint64_t max, const char *word, uint8_t
 		*out = (uint8_t)(max + 1);
 		return true;
 	}
-	if (json_is_integer(v) || (json_is_string(v) && json_string_length(v) > 0 &&
-				   strspn(json_string_value(v), "0123456789") ==
-				   json_string_length(v))) {
-		if (!lsw_jv_uint(v, path, 0, max, &x, errs))
-			return false;
+	if ((json_is_integer(v) || (json_is_string(v) && json_string_length(v) > 0 &&
+				    strspn(json_string_value(v), "0123456789") ==
+				    json_string_length(v))) &&
+	    lsw_jv_uint(v, path, 0, UINT64_MAX, &x, errs) && x <= max) {
 		*out = (uint8_t)x;
 		return true;
 	}
