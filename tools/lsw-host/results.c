@@ -71,13 +71,22 @@ host_json(const struct lsw_hosts *e, const struct lsw_host *h, uint64_t elapsed)
 		if (e->qp[i].dst == h->idx)
 			payload += e->qp[i].st.rx_bytes;
 	(void)elapsed;
-	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:o, s:o, s:o, s:I, s:f}",
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:o, s:o, s:o, s:I, s:f}",
 			 "port", h->c.port, "mac", mac, "ip", ip, "gateway", gw,
 			 "speed_bps", (json_int_t)h->c.speed_bps, "mtu", (json_int_t)h->c.mtu,
 			 "cc", h->c.cc == LSW_CC_NONE ? "none" : "dcqcn", "counters", ctr,
 			 "port_counters", port, "rx_drops", drops, "rx_payload_bytes",
 			 (json_int_t)payload, "goodput_bps",
 			 active ? (double)payload * 8e9 / (double)active : 0.0);
+	/* How soon a loss was asked for again: the first NAK this host sent (any kind) and
+	 * its first timeout, in microseconds of the workload (start_unix_ns is its 0). */
+	json_object_set_new(o, "first_nak_us", h->first_nak_ns ?
+			    json_real((double)(h->first_nak_ns - e->start_ns) / 1000) : json_null());
+	json_object_set_new(o, "first_timeout_us", h->first_timeout_ns ?
+			    json_real((double)(h->first_timeout_ns - e->start_ns) / 1000) :
+			    json_null());
+	json_object_set_new(o, "trim_aware", json_boolean(h->c.trim_aware));
+	return o;
 }
 
 static json_t *
