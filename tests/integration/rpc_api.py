@@ -416,7 +416,7 @@ def tcp_and_idle(sw, sock, port):
 
 TELEMETRY = {"/lsw/info", "/lsw/ports", "/lsw/port_stats", "/lsw/queue_stats", "/lsw/pg_stats",
              "/lsw/pfc_stats", "/lsw/pfcwd", "/lsw/buffer", "/lsw/ecmp", "/lsw/timeline",
-             "/lsw/capture"}
+             "/lsw/capture", "/lsw/trim"}
 
 
 def telemetry(sw, prefix):
