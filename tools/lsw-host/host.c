@@ -233,17 +233,18 @@ send_arp(struct lsw_hosts *e, struct lsw_host *h, bool reply, uint64_t now)
 	return true;
 }
 
-/* The responder's ACK or NAK of @qp, as it stands now (the latest replaces the earlier). */
+/* An ACK or NAK of @qp's responder: AETH @syndrome, naming @psn. */
 static bool
-send_ack(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t now)
+send_aeth(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint8_t syndrome,
+	  uint32_t psn, uint64_t now)
 {
 	const struct lsw_host *peer = &e->host[qp->src];
 	uint16_t len = lsw_roce_frame_len(h->c.priority_tagging, LSW_OP_ACK, 0);
 	uint8_t *f = e->io.tx_frame(e->io.ctx, h, len);
 	struct lsw_roce_l2l3 l;
 	struct lsw_roce_bth b = {.opcode = LSW_OP_ACK, .pkey = LSW_ROCE_PKEY, .dqpn = qp->qpn,
-				 .psn = (uint32_t)qp->ack_psn};
-	struct lsw_roce_ext x = {.syndrome = qp->ack_syndrome, .msn = qp->msn};
+				 .psn = psn};
+	struct lsw_roce_ext x = {.syndrome = syndrome, .msn = qp->msn};
 
 	if (f == NULL) {
 		h->ctr[LSW_HC_tx_no_buffer]++;
@@ -252,11 +253,22 @@ send_ack(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t no
 	l2l3(h, peer->c.ip, h->c.dscp_ack, h->c.prio_ack, qp->sport, &l);
 	lsw_roce_build(f, &l, &b, &x, 0);
 	link_take(e, h, len, now);
-	if (LSW_AETH_IS_NAK(qp->ack_syndrome)) {
-		h->ctr[LSW_HC_resp_nak_sent]++;
+	if (LSW_AETH_IS_NAK(syndrome)) {
 		qp->st.naks_sent++;
 		if (h->first_nak_ns == 0)
 			h->first_nak_ns = now;
+	}
+	return true;
+}
+
+/* The responder's ACK or NAK of @qp, as it stands now (the latest replaces the earlier). */
+static bool
+send_ack(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t now)
+{
+	if (!send_aeth(e, h, qp, qp->ack_syndrome, (uint32_t)qp->ack_psn, now))
+		return false;
+	if (LSW_AETH_IS_NAK(qp->ack_syndrome)) {
+		h->ctr[LSW_HC_resp_nak_sent]++;
 	} else {
 		h->ctr[LSW_HC_resp_ack_sent]++;
 		qp->st.acks_sent++;
@@ -293,28 +305,10 @@ static bool
 send_trim_nak(struct lsw_hosts *e, struct lsw_host *h, const struct lsw_trim_nak *n,
 	      uint64_t now)
 {
-	struct lsw_qp *qp = &e->qp[n->qp];
-	const struct lsw_host *peer = &e->host[qp->src];
-	uint16_t len = lsw_roce_frame_len(h->c.priority_tagging, LSW_OP_ACK, 0);
-	uint8_t *f = e->io.tx_frame(e->io.ctx, h, len);
-	struct lsw_roce_l2l3 l;
-	struct lsw_roce_bth b = {.opcode = LSW_OP_ACK, .pkey = LSW_ROCE_PKEY, .dqpn = qp->qpn,
-				 .psn = n->psn};
-	struct lsw_roce_ext x = {.syndrome = (uint8_t)LSW_AETH_NAK_TRIM(n->code),
-				 .msn = qp->msn};
-
-	if (f == NULL) {
-		h->ctr[LSW_HC_tx_no_buffer]++;
+	if (!send_aeth(e, h, &e->qp[n->qp], (uint8_t)LSW_AETH_NAK_TRIM(n->code), n->psn, now))
 		return false;
-	}
-	l2l3(h, peer->c.ip, h->c.dscp_ack, h->c.prio_ack, qp->sport, &l);
-	lsw_roce_build(f, &l, &b, &x, 0);
-	link_take(e, h, len, now);
 	h->ctr[n->code == LSW_UET_NACK_TRIMMED_LAST_HOP ? LSW_HC_resp_nack_trimmed_last_hop_sent :
 						     LSW_HC_resp_nack_trimmed_sent]++;
-	qp->st.naks_sent++;
-	if (h->first_nak_ns == 0)
-		h->first_nak_ns = now;
 	return true;
 }
 
@@ -549,7 +543,7 @@ send_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t n
 {
 	struct lsw_msg *m;
 	/* A PSN a trim NACK named goes first, alone (its message found from the oldest). */
-	const bool alone = qp->rtx_mask != 0;
+	const bool alone = lsw_host_trim_rtx_pending(qp->trim);
 	const uint64_t psn = alone ? lsw_host_trim_rtx_take(qp) : qp->snd_nxt;
 
 	if (alone) {
@@ -732,7 +726,7 @@ resp_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, const stru
 			qp->msn++;
 		bool ack = false;
 		/* Packets kept past a trimmed hole this one filled follow it in (trim.c). */
-		if (qp->ooo_kept | qp->trim_holes)
+		if (qp->trim != NULL)
 			qp->msn += lsw_host_trim_advance(qp, &ack);
 		if (ack || r->bth.ackreq || is_last(r->bth.opcode))
 			queue_ack(h, qp, LSW_AETH_ACK, qp->epsn - 1);
@@ -1023,7 +1017,8 @@ tx_one(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 	for (uint32_t n = 0; n < h->n_active; n++) {
 		struct lsw_qp *qp = &e->qp[h->active[h->rr]];
 		h->rr = h->rr + 1 == h->n_active ? 0 : h->rr + 1;
-		if ((qp->snd_nxt < qp->psn_end || qp->rtx_mask) && due(qp->next_tx, now))
+		if ((qp->snd_nxt < qp->psn_end || lsw_host_trim_rtx_pending(qp->trim)) &&
+		    due(qp->next_tx, now))
 			return send_data(e, h, qp, now);
 	}
 	return false;
@@ -1066,7 +1061,8 @@ host_next(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		const struct lsw_qp *qp = &e->qp[h->active[i]];
 		if (qp->rto_at)
 			next = earlier(next, qp->rto_at);
-		if ((qp->snd_nxt < qp->psn_end || qp->rtx_mask) && h->gw_resolved &&
+		if ((qp->snd_nxt < qp->psn_end || lsw_host_trim_rtx_pending(qp->trim)) &&
+		    h->gw_resolved &&
 		    !paused(h, h->c.prio_data, now))
 			next = earlier(next, qp->next_tx);
 	}
@@ -1332,8 +1328,10 @@ lsw_hosts_free(struct lsw_hosts *e)
 		free(e->host[i].trim_nak);
 		free(e->host[i].active);
 	}
-	for (uint32_t i = 0; i < e->n_qps; i++)
+	for (uint32_t i = 0; i < e->n_qps; i++) {
 		free(e->qp[i].msg);
+		lsw_host_trim_free(&e->qp[i]);
+	}
 	for (uint32_t i = 0; i < e->n_coll; i++) {
 		free(e->coll[i].qps);
 		free(e->coll[i].jct_ns);

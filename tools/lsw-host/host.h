@@ -52,6 +52,8 @@
 	X(rx_trimmed_packets,         "trims received (UET NACK code TRIMMED: by a DSCP of " \
 				      "trim.trimmed_dscp)") \
 	X(rx_trimmed_last_hop_packets, "trims received (TRIMMED_LAST_HOP: trim.last_hop_dscp)") \
+	X(rx_trimmed_stale,           "trims not NACKed: of packets that had arrived, or too far " \
+				      "ahead") \
 	X(rx_trim_dscp_whole,         "packets of a trim DSCP that were whole (re-marked, not " \
 				      "cut: their ICRC verifies)") \
 	X(resp_nack_trimmed_sent,     "NACKs TRIMMED sent, one per trim") \
@@ -161,11 +163,8 @@ struct lsw_qp {
 	uint64_t ack_psn;
 	uint64_t last_cnp;
 	uint32_t rx_msg_bytes;
-	/* Trims (trim.c), bit i for PSN snd_una + i (requester: to resend alone) or
-	 * ePSN + i (responder: trimmed holes; packets kept past them, the last of a message,
-	 * asking for an ACK). */
-	uint64_t rtx_mask;
-	uint64_t trim_holes, ooo_kept, ooo_last, ooo_ackreq;
+	/* Trims (trim.c): made on the QP's first trim, NULL until then. */
+	struct lsw_trim_qp *trim;
 	struct lsw_qp_stats st;
 };
 

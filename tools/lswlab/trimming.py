@@ -1,0 +1,310 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""trimming (dataplane/TRIMMING.md): an N:1 incast of long and short messages on a lossy
+class without congestion control, four ways on the same traffic: drop (go-back-N), trim
+(trim-aware hosts: a NACK per trim, that packet resent alone), pfc (lossless), and stock
+(trimming on, a stock receiver that drops trims as bad ICRC); then the IETF BMWG AI fabric
+benchmark's trimming test, 6.5(b), on a 2:1 bottleneck (bmwg_6_5b, callable alone).
+
+What NDP (Handley et al., SIGCOMM 2017) and Ultra Ethernet's trimming lead to expect, and
+what is checked: with trimming every loss is known within a round trip (the trim jumps the
+standing queue on the strict trim queue), so nothing waits for a timeout and a short
+message's lost tail is resent at once (its p99 completion far below drop's, which waits
+for the timeout); only what was trimmed is resent (selective), where go-back-N resends what
+followed the loss too; the trims themselves fit their queue. PFC loses nothing and pauses
+instead. A stock receiver gains nothing from trims: it drops every one as a bad ICRC."""
+import os
+
+from . import common
+from .run import Lab
+from .topo import merge, star
+
+import lswtimeline
+
+DATA_DSCP = 3          # the lossy class the switch trims (AZURE: TC 3, queue 3)
+RX_PORT = "Ethernet0"  # h0's, the receiver's
+
+
+def _bytes(s):
+    s = str(s)
+    for unit, mul in (("KB", 1 << 10), ("MB", 1 << 20), ("GB", 1 << 30)):
+        if s.endswith(unit):
+            return int(float(s[:-len(unit)]) * mul)
+    return int(s)
+
+
+def switch_fragment(sc, trim):
+    """The receiver's queue 3 holds queue_limit and drops or trims the rest; the trims go to
+    queue 6, strict, with trim_queue_limit of its own (the star's egress pool is static)."""
+    frag = {"BUFFER_PROFILE": {
+                "q_data": {"pool": "egress_lossless_pool", "static_th": sc["queue_limit"],
+                           "packet_discard_action": "trim" if trim else "drop"},
+                "q_trims": {"pool": "egress_lossless_pool",
+                            "static_th": sc["trim_queue_limit"]}},
+            "BUFFER_QUEUE": {"%s|3" % RX_PORT: {"profile": "q_data"},
+                             "%s|6" % RX_PORT: {"profile": "q_trims"}},
+            "SCHEDULER": {"trims": {"type": "STRICT"}},
+            "QUEUE": {"%s|6" % RX_PORT: {"scheduler": "trims"}}}
+    if trim:
+        frag["SWITCH_TRIMMING"] = {"GLOBAL": dict(sc["trimming"])}
+    return frag
+
+
+def host_defaults(sc, kind):
+    """plain: no trim support; aware: data marked trimmable, trims known by their DSCP
+    (the switch is the receiver's last hop: UET's TRIMMED_LAST_HOP); stock: data marked
+    trimmable, the receiver a stock RoCE NIC."""
+    d = {"cc": {"algorithm": "none"}, "rto_us": sc["rto_us"], "dscp_data": DATA_DSCP}
+    if kind == "aware":
+        d["trim"] = {"trimmable_dscp": DATA_DSCP,
+                     "last_hop_dscp": [int(sc["trimming"]["dscp_value"])]}
+    elif kind == "stock":
+        d["trim"] = {"trimmable_dscp": DATA_DSCP}
+    return d
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p * len(xs)))] if xs else None
+
+
+def first_overflow_ns(tl_path):
+    """Unix ns of the first refusal on the receiver's data queue: the first trim event, or
+    the end of the first timeline interval whose queue record counts a drop."""
+    tl = lswtimeline.read(tl_path)
+    ts = [r[0] for r in tl.of_kind("trim") if tl.port_name(r[2]) == RX_PORT]
+    ts += [r[0] for r in tl.of_kind("queue") if tl.port_name(r[2]) == RX_PORT and r[3] == 3 and
+           tl.values(r)["dropped"] > 0]
+    return min(ts) if ts else None
+
+
+def first_request_ns(res):
+    """Unix ns of the first request to send again: a NAK of any kind, or a timeout."""
+    ts = [h[k] for h in res["hosts"].values() for k in ("first_nak_us", "first_timeout_us")
+          if h.get(k) is not None]
+    return res["start_unix_ns"] + int(min(ts) * 1000) if ts else None
+
+
+def measure(sc, mode, fab, workload, pfc, trim, hosts, name):
+    """Run one configuration: the figures every mode reports."""
+    rx_sw = "leaf"
+    tl = {rx_sw: dict(common.timeline([RX_PORT], 50), record=["queues", "events"])}
+    hcfg = fab.host_config(host_defaults(sc, hosts), workload)
+    with Lab(fab, {rx_sw: fab.switch_config(rx_sw, switch_fragment(sc, trim), pfc)}, tl) as lab:
+        res, _ = lab.hosts(hcfg)
+        sw = lab.switches[rx_sw]
+        d = common.drops(sw)
+        pauses = common.pfc_sent(sw)
+        ts = sw.rpc("trim.stats")
+        files = lab.timelines()
+    port = ts["ports"][RX_PORT]
+    h0 = res["hosts"]["h0"]["counters"]
+    msgs = res["messages"]["rows"]
+    sizes = sorted({r[2] for r in msgs})
+    fct = {s: [r[4] for r in msgs if r[2] == s] for s in sizes}
+    over, req = first_overflow_ns(files[rx_sw]), first_request_ns(res)
+    resent = sum(q["retransmitted_packets"] for q in res["qps"])
+    return {
+        "mode": mode, "name": name,
+        "messages": res["messages_posted"], "messages_done": res["messages_done"],
+        "qps_gave_up": sum(1 for q in res["qps"] if q["error"]),
+        "messages_unaccounted": sum(q["messages_posted"] - q["messages_done"]
+                                    for q in res["qps"] if not q["error"]),
+        "fct_us": {str(s): {"p50": pct(v, 0.5), "p99": pct(v, 0.99), "count": len(v)}
+                   for s, v in fct.items()},
+        "goodput_fraction": res["hosts"]["h0"]["goodput_bps"] / (sc["speed"] * 1e6),
+        "first_overflow_to_request_ms": (req - over) / 1e6 if over and req else None,
+        "packets_resent": resent,
+        "bytes_resent": resent * sc["mtu"],
+        "timeouts": sum(q["timeouts"] for q in res["qps"]),
+        "drops": common.total(d), "drop_reasons": d, "pause_frames": pauses,
+        "trims": port["TRIM_PACKETS"], "trims_sent": port["TX_TRIM_PACKETS"],
+        "trims_dropped": port["DROPPED_TRIM_PACKETS"],
+        "switch_trims_sent": ts["switch"]["TX_TRIM_PACKETS"],
+        "switch_trims_dropped": ts["switch"]["DROPPED_TRIM_PACKETS"],
+        "rx_trims": h0["rx_trimmed_packets"] + h0["rx_trimmed_last_hop_packets"],
+        "trim_nacks": h0["resp_nack_trimmed_sent"] + h0["resp_nack_trimmed_last_hop_sent"],
+        "rx_icrc_errors": h0["rx_icrc_errors"],
+        "selective_resends": sum(h["counters"]["req_selective_retransmits"]
+                                 for h in res["hosts"].values()),
+        "timeline": files, "t0_ns": res["start_unix_ns"],
+    }
+
+
+def bmwg_6_5b(rundir, speed=500, mtu=4096, size="2MB", trimming=True, sc=None):
+    """The BMWG AI fabric benchmark's trimming test, 6.5(b): two senders through a 2:1
+    bottleneck (two links into one), each writing @size; @trimming on or off (go-back-N on
+    drops). Returns what the test reports: the time from congestion onset (the first
+    refusal) to the first retransmission request, the bytes resent, the goodput. Another
+    tool may call it alone (@sc: a trimming scenario, for its buffer and host settings)."""
+    sc = merge({"speed": speed, "mtu": mtu, "rto_us": 20000, "queue_limit": "128KB",
+                "trim_queue_limit": "64KB",
+                "trimming": {"size": "128", "dscp_value": "46", "queue_index": "6"}},
+               sc or {})
+    sc["speed"], sc["mtu"] = speed, mtu
+    mode = "trim" if trimming else "drop"
+    fab = star("trimming-6_5b-%s" % mode, rundir, 3, speed, mtu)
+    work = [{"type": "incast", "senders": ["h1", "h2"], "receiver": "h0", "size": size}]
+    r = measure(sc, mode, fab, work, False, trimming, "aware" if trimming else "plain",
+                "6.5(b) %s" % mode)
+    r["bytes_offered"] = 2 * _bytes(size)
+    return r
+
+
+def run(sc, rep, rundir, quick):
+    q = sc["quick"] if quick else {}
+    ns = q.get("n", sc["n"])
+    lng, sht = q.get("long", sc["long"]), q.get("short", sc["short"])
+    exp = sc["expect"]
+    runs = []
+    for n in ns:
+        senders = ["h%d" % i for i in range(1, n + 1)]
+        work = [{"type": "incast", "senders": senders, "receiver": "h0", "size": lng["size"],
+                 "count": lng["count"]},
+                {"type": "incast", "senders": senders, "receiver": "h0", "size": sht["size"],
+                 "count": sht["count"], "gap_us": sht["gap_us"]}]
+        for mode, m in sc["modes"].items():
+            fab = star("trimming-%s-%d" % (mode, n), rundir, n + 1, sc["speed"], sc["mtu"])
+            r = measure(sc, mode, fab, work, m["pfc"], m["trim"], m["hosts"],
+                        "%s N=%d" % (mode, n))
+            r["n"] = n
+            runs.append(r)
+    short, long_ = str(_bytes(sht["size"])), str(_bytes(lng["size"]))
+    for n in ns:
+        by = {r["mode"]: r for r in runs if r["n"] == n}
+        for mode, r in by.items():
+            tag = r["name"]
+            m = sc["modes"][mode]
+            if m["pfc"] or m["hosts"] == "aware":
+                rep.check(tag + ": every message completes", r["messages"],
+                          r["messages_done"], r["messages_done"] == r["messages"])
+            else:
+                rep.check(tag + ": every message completes or its QP gave up (retries out)",
+                          "%d, 0 hung" % r["messages"], "%d done, %d QPs gave up, %d hung" % (
+                              r["messages_done"], r["qps_gave_up"],
+                              r["messages_unaccounted"]), r["messages_unaccounted"] == 0)
+            if m["trim"]:
+                rep.check(tag + ": the switch trims, TRIM = TX_TRIM + DROPPED_TRIM",
+                          "> 0, equal", "%d = %d + %d" % (r["trims"], r["trims_sent"],
+                                                         r["trims_dropped"]),
+                          r["trims"] > 0 and r["trims"] == r["trims_sent"] + r["trims_dropped"]
+                          and r["trims_sent"] == r["switch_trims_sent"])
+            else:
+                rep.check(tag + ": no trim", 0, r["trims"], r["trims"] == 0)
+        t, dr, pf, st = by["trim"], by["drop"], by["pfc"], by["stock"]
+        tag = "N=%d: " % n
+        rep.check(tag + "trim: every trim NACKed by the receiver, none a bad ICRC",
+                  "%d NACKs, 0 ICRC errors" % t["rx_trims"],
+                  "%d NACKs, %d ICRC errors" % (t["trim_nacks"], t["rx_icrc_errors"]),
+                  t["trim_nacks"] == t["rx_trims"] == t["trims_sent"] and
+                  t["rx_icrc_errors"] == 0)
+        rep.check(tag + "trim: no retransmission timeout (every loss NACKed)", 0, t["timeouts"],
+                  t["timeouts"] == 0)
+        per = t["packets_resent"] / max(1, t["trims_sent"])
+        rep.check(tag + "trim: only what was trimmed is resent (packets resent per trim)",
+                  "<= %.1f" % exp["resent_per_trim_max"], round(per, 2),
+                  per <= exp["resent_per_trim_max"])
+        rep.check(tag + "drop: drops, and go-back-N resends more than what was dropped",
+                  "drops > 0, resent > drops", "%d dropped, %d resent" % (
+                      dr["drops"], dr["packets_resent"]),
+                  dr["drops"] > 0 and dr["packets_resent"] > dr["drops"])
+        rep.check(tag + "pfc: no drop, pauses sent", "0 drops, pauses > 0", "%d, %d pauses" % (
+            pf["drops"], pf["pause_frames"]), pf["drops"] == 0 and pf["pause_frames"] > 0)
+        rep.check(tag + "stock: every trim dropped as a bad ICRC, none NACKed",
+                  "%d ICRC errors, 0 NACKs" % st["trims_sent"],
+                  "%d ICRC errors, %d NACKs" % (st["rx_icrc_errors"], st["trim_nacks"]),
+                  st["rx_icrc_errors"] == st["trims_sent"] > 0 and st["trim_nacks"] == 0)
+        # The shape in time (the machine's speed moves these: rate checks).
+        tp99, dp99 = t["fct_us"][short]["p99"], dr["fct_us"][short]["p99"]
+        rep.check(tag + "short messages' p99 completion, trim against drop (drop waits for "
+                  "the timeout)", "< %.1f x drop's" % exp["short_p99_ratio"],
+                  "%.0f us vs %.0f us" % (tp99, dp99), tp99 < exp["short_p99_ratio"] * dp99,
+                  rate=True)
+        fr = t["first_overflow_to_request_ms"]
+        rep.check(tag + "trim: first overflow to first retransmission request",
+                  "< %g ms (about a round trip; drop's: %s)" % (
+                      exp["first_request_ms"], "%.2f ms" % dr["first_overflow_to_request_ms"]
+                      if dr["first_overflow_to_request_ms"] is not None else "none"),
+                  "%.2f ms" % fr if fr is not None else "none",
+                  fr is not None and fr < exp["first_request_ms"], rate=True)
+        rep.check(tag + "goodput of the receiver's link, trim against drop", ">= drop's %.3f" %
+                  dr["goodput_fraction"], round(t["goodput_fraction"], 3),
+                  t["goodput_fraction"] >= dr["goodput_fraction"], rate=True)
+
+    # 6.5(b): before and after trimming on a 2:1 bottleneck.
+    size = sc["bmwg_6_5b"]["quick_size" if quick else "size"]
+    bm = {on: bmwg_6_5b(rundir, sc["speed"], sc["mtu"], size, on, sc) for on in (False, True)}
+    for r in bm.values():
+        rep.check(r["name"] + ": every message completes", r["messages"], r["messages_done"],
+                  r["messages_done"] == r["messages"] or r["mode"] == "drop")
+    saved = bm[False]["bytes_resent"] - bm[True]["bytes_resent"]
+    rep.check("6.5(b): trimming saves bandwidth (bytes resent, drop - trim)", "> 0",
+              saved, saved > 0)
+    a, b = bm[True]["first_overflow_to_request_ms"], bm[False]["first_overflow_to_request_ms"]
+    rep.check("6.5(b): congestion onset to first retransmission request, trim against drop",
+              "trim < drop", "%s vs %s ms" % (a, b), a is not None and b is not None and a < b,
+              rate=True)
+    rep.table("bmwg_6_5b", "IETF BMWG AI fabric benchmark 6.5(b): trimming on a 2:1 "
+              "bottleneck, software emulated",
+              ["", "drop (before)", "trim (after)"],
+              [["congestion onset to first retransmission request (ms)",
+                "%.3f" % b if b is not None else "-", "%.3f" % a if a is not None else "-"],
+               ["bytes resent", bm[False]["bytes_resent"], bm[True]["bytes_resent"]],
+               ["bandwidth saved vs drops (% of bytes offered)", "",
+                "%.1f" % (100.0 * saved / bm[True]["bytes_offered"])],
+               ["goodput (fraction of the bottleneck)", "%.3f" % bm[False]["goodput_fraction"],
+                "%.3f" % bm[True]["goodput_fraction"]],
+               ["trims sent / dropped", "-", "%d / %d" % (bm[True]["trims_sent"],
+                                                          bm[True]["trims_dropped"])],
+               ["retransmission timeouts", bm[False]["timeouts"], bm[True]["timeouts"]]],
+              "Two senders at the bottleneck's speed, one receiver: the draft's 2:1 case. "
+              "The switch is lsw, the hosts lsw-host's emulated RoCE NICs (software "
+              "emulated, as the draft asks to state). Onset is the switch's first refusal "
+              "(its timeline), the request the hosts' first NAK or timeout.")
+
+    def plain(r):
+        return {k: v for k, v in r.items() if k not in ("timeline", "t0_ns")}
+    rep.metrics["runs"] = [plain(r) for r in runs]
+    rep.metrics["bmwg_6_5b"] = {("trim" if k else "drop"): plain(v) for k, v in bm.items()}
+    rows = []
+    for r in runs:
+        for s, label in ((short, "short"), (long_, "long")):
+            f = r["fct_us"].get(s, {})
+            rows.append([r["name"], label, f.get("p50"), f.get("p99"), f.get("count")])
+    rep.table("fct", "Message completion times by size (us)",
+              ["run", "messages", "p50", "p99", "count"], rows,
+              "From each message's post to the ACK of its last packet (lsw-host).")
+    rep.table("figures", "Per run", ["run", "goodput", "overflow to request (ms)",
+                                     "packets resent", "timeouts", "drops", "trims sent",
+                                     "trims dropped", "pauses"],
+              [[r["name"], "%.3f" % r["goodput_fraction"],
+                "%.3f" % r["first_overflow_to_request_ms"]
+                if r["first_overflow_to_request_ms"] is not None else "-",
+                r["packets_resent"], r["timeouts"], r["drops"], r["trims_sent"],
+                r["trims_dropped"], r["pause_frames"]] for r in runs],
+              "Goodput of the receiver's link; the time from the switch's first refusal to "
+              "the hosts' first NAK or timeout; what the hosts sent again; the switch's drops, "
+              "trims and pauses.")
+    big = max(ns)
+    rep.bars("p99_short", "Short messages' p99 completion time, N=%d" % big,
+             {r["mode"]: {"p50": r["fct_us"][short]["p50"] / 1000,
+                          "p99": r["fct_us"][short]["p99"] / 1000}
+              for r in runs if r["n"] == big},
+             "With drops a short message whose tail is lost waits for the timeout (%d ms); "
+             "with trims its receiver asks again within a round trip; with PFC nothing is lost "
+             "but the message waits behind the paused traffic; a stock receiver gains nothing "
+             "from trims." % (sc["rto_us"] // 1000), "ms")
+    rep.bars("goodput", "Goodput of the receiver's link, N=%d" % big,
+             {r["mode"]: {"goodput": r["goodput_fraction"]} for r in runs if r["n"] == big},
+             "Trimming keeps the link carrying new data (only what was trimmed is sent again); "
+             "go-back-N sends what followed a loss again.", "fraction of the link")
+    for r in runs:
+        if r["n"] == big and r["mode"] in ("trim", "drop"):
+            rep.timeline("timeline_" + r["mode"], "The switch's timeline, %s" % r["name"],
+                         r["timeline"], "The receiver's queue 3 (data) and 6 (trims) from "
+                         "lsw's timeline recorder every 50 us, and with trimming a mark per "
+                         "trim on the trim queue's lane: the trims leave at once, ahead of "
+                         "the standing data queue, which is why their NACKs come within a "
+                         "round trip.", r["t0_ns"], ["leaf:" + RX_PORT])
+    rep.note("Bytes resent are packets resent times the path MTU (every resent packet of "
+             "these messages is a full one but a message's last).")
+    os.makedirs(rundir, exist_ok=True)
