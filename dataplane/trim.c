@@ -61,11 +61,11 @@ exempt(const struct lsw_trim_dp *t, uint16_t in_port, const uint8_t *ip, bool v6
 	for (uint8_t i = 0; i < t->n_rules; i++) {
 		const struct lsw_trim_rule *r = &t->rule[i];
 		bool addrs = r->src_plen || r->dst_plen;
-		if (!(r->in_ports >> in_port & 1) || (addrs && r->v6 != v6) ||
-		    (r->dscp && !(r->dscp >> dscp & 1)) ||
-		    !prefix_match(src, r->src, r->src_plen) || !prefix_match(dst, r->dst, r->dst_plen))
-			continue;
-		return true;
+		if ((r->in_ports >> in_port & 1) && !(addrs && r->v6 != v6) &&
+		    (r->dscp == 0 || (r->dscp >> dscp & 1)) &&
+		    prefix_match(src, r->src, r->src_plen) &&
+		    prefix_match(dst, r->dst, r->dst_plen))
+			return true;
 	}
 	return false;
 }
@@ -82,7 +82,8 @@ remark(uint8_t *ip, bool v6, uint8_t dscp, bool cut, uint32_t len)
 		ip[0] = (uint8_t)(0x60 | tc >> 4);
 		ip[1] = (uint8_t)((tc & 0xf) << 4 | (ip[1] & 0xf));
 		if (cut) {
-			uint16_t pl = rte_cpu_to_be_16((uint16_t)(len - sizeof(struct rte_ipv6_hdr)));
+			uint16_t pl = (uint16_t)(len - sizeof(struct rte_ipv6_hdr));
+			pl = rte_cpu_to_be_16(pl);
 			memcpy(ip + 4, &pl, sizeof(pl));
 		}
 		return;

@@ -54,9 +54,10 @@ enum lsw_tl_kind {
 };
 
 /*
- * One record. @idx is the queue (QUEUE, WD_*, TRIM: the trim queue), PG (PG), pool (POOL), priority (PFC_TX,
- * PFC_RX), member (ECMP_*) or worker (LOST); LSW_TL_NONE where none applies, as is @port
- * for POOL, CONFIG and LOST. 64 bytes: one cache line, one store burst per record.
+ * One record. @idx is the queue (QUEUE, WD_*; TRIM: the trim queue), PG (PG), pool (POOL),
+ * priority (PFC_TX, PFC_RX), member (ECMP_*) or worker (LOST); LSW_TL_NONE where none
+ * applies, as is @port for POOL, CONFIG and LOST. 64 bytes: one cache line, one store burst
+ * per record.
  */
 struct lsw_tl_rec {
 	uint64_t t;           /* worker: TSC; in files: Unix ns */

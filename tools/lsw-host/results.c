@@ -80,8 +80,8 @@ host_json(const struct lsw_hosts *e, const struct lsw_host *h, uint64_t elapsed)
 			 active ? (double)payload * 8e9 / (double)active : 0.0);
 	/* How soon a loss was asked for again: the first NAK this host sent (any kind) and
 	 * its first timeout, in microseconds of the workload (start_unix_ns is its 0). */
-	json_object_set_new(o, "first_nak_us", h->first_nak_ns ?
-			    json_real((double)(h->first_nak_ns - e->start_ns) / 1000) : json_null());
+	json_object_set_new(o, "first_nak_us", h->first_nak_ns ? json_real(
+			    (double)(h->first_nak_ns - e->start_ns) / 1000) : json_null());
 	json_object_set_new(o, "first_timeout_us", h->first_timeout_ns ?
 			    json_real((double)(h->first_timeout_ns - e->start_ns) / 1000) :
 			    json_null());
