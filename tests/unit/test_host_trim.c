@@ -3,7 +3,8 @@
  * lsw-host's trim-aware transport (tools/lsw-host/trim.h) on a fake wire whose "switch"
  * trims chosen data packets as lsw does (cut, DSCP, IPv4 length and checksum): the receiver
  * knows a trim by its DSCP, NACKs that PSN at once with UET's code, keeps what follows, and
- * the sender resends that PSN alone; the same loss as a drop costs go-back-N's resending
+ * the sender resends that PSN alone (with its own DSCP when it has one); the same loss as a
+ * drop costs go-back-N's resending
  * (or a timeout at a message's tail); a stock receiver drops a trim as a bad ICRC; a
  * packet of a trim DSCP that was not cut is taken whole; real losses among trims are still
  * repaired; config refusals by path.
@@ -189,6 +190,73 @@ selective_repeat(void **state)
 	w_free(&w);
 }
 
+/* With rtx_dscp (UET's DSCP_RTX) the packet resent for a trim carries it, the first
+ * sending the trimmable DSCP. */
+static void
+rtx_dscp(void **state)
+{
+	struct wire w;
+	struct cut c = {.psn = {5}, .n = 1, .size = 128, .dscp = 46};
+
+	(void)state;
+	run(&w, ", \"trim\": {\"trimmable_dscp\": 10, \"trimmed_dscp\": 46, \"rtx_dscp\": 12}",
+	    ONE_WRITE(10240), &c);
+	int sendings = 0;
+	for (uint32_t i = 0; i < w.n_log; i++) {
+		struct lsw_roce_rx r;
+		if (!parse_roce(&w.log[i], &r) || r.bth.opcode == LSW_OP_ACK || r.bth.psn != 5)
+			continue;
+		/* The first, trimmed on the wire; then the resend, alone. */
+		assert_int_equal(r.tos >> 2, sendings++ == 0 ? 46 : 12);
+	}
+	assert_int_equal(sendings, 2);
+	assert_int_equal(w.e.host[0].ctr[LSW_HC_req_selective_retransmits], 1);
+	assert_int_equal(w.e.msgs_done, 1);
+	w_free(&w);
+}
+
+/* A switch's queues: data waits 30 us in a standing queue, while trims (strict trim queue)
+ * and packets resent for them (DSCP_RTX, a strict queue) pass it, so that a trim, and the
+ * packet resent for it, arrive ahead of the data sent before them. Every fifth data packet
+ * trimmed: each resent once, alone, and kept where it goes; no sequence error, no
+ * timeout. (A resend ahead of the frontier was once taken for a gap: 32 go-back-Ns.) */
+static void
+queued(struct wire *w, struct w_frame *f, void *arg)
+{
+	struct lsw_roce_rx r;
+
+	(void)arg;
+	if (!parse_roce(f, &r) || r.bth.opcode == LSW_OP_ACK || r.tos >> 2 == 12)
+		return; /* ACKs, resends: straight through */
+	if (r.bth.psn % 5 == 2 && r.tos >> 2 == 10) {
+		trim_frame(f, 128, 46);
+		return;
+	}
+	f->at = w->now + w->delay_ns + 30000;
+}
+
+static void
+reordered(void **state)
+{
+	struct wire w;
+	char cfg[2048];
+
+	(void)state;
+	two_hosts(cfg, sizeof(cfg), ", \"trim\": {\"trimmable_dscp\": 10, \"trimmed_dscp\": 46,"
+		  " \"rtx_dscp\": 12}", ONE_WRITE(409600));
+	w_init(&w, cfg, NULL, 2000);
+	w.mutate = queued;
+	w_run(&w, 2000 * MS);
+	struct lsw_host *a = &w.e.host[0], *b = &w.e.host[1];
+	assert_int_equal(w.e.msgs_done, 1);
+	assert_int_equal(b->ctr[LSW_HC_rx_trimmed_packets], 80);
+	assert_int_equal(b->ctr[LSW_HC_resp_nak_sent], 0);
+	assert_int_equal(b->ctr[LSW_HC_out_of_sequence], 0);
+	assert_int_equal(a->ctr[LSW_HC_req_selective_retransmits], 80);
+	assert_int_equal(a->ctr[LSW_HC_local_ack_timeout_err], 0);
+	w_free(&w);
+}
+
 /* The same loss dropped: go-back-N resends PSN 40 and everything sent after it. */
 static void
 drop_goes_back(void **state)
@@ -308,6 +376,8 @@ refusals(void **state)
 		 "out of range"},
 		{", \"trim\": {\"trimmable_dscp\": \"x\"}", "$.hosts.a.trim.trimmable_dscp", ""},
 		{", \"trim\": {\"nack\": 1}", "$.hosts.a.trim.nack", "unknown"},
+		{", \"trim\": {\"rtx_dscp\": 46, \"trimmed_dscp\": [46]}",
+		 "$.hosts.a.trim.rtx_dscp", "cannot also mark trims"},
 	};
 	char cfg[2048], path[256], msg[256];
 
@@ -325,6 +395,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(selective_repeat),
+		cmocka_unit_test(rtx_dscp),
+		cmocka_unit_test(reordered),
 		cmocka_unit_test(drop_goes_back),
 		cmocka_unit_test(tail_loss),
 		cmocka_unit_test(stock_receiver),

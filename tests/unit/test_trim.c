@@ -308,9 +308,9 @@ test_blocked_trim_queue(void **state)
 		json_t *resp, *r = t_rpc_ok(t, "port.stats", "{\"port\": \"Ethernet4\"}", &resp);
 		json_t *p = json_object_get(json_object_get(r, "ports"), "Ethernet4");
 		assert_int_equal(json_integer_value(json_object_get(p, "TRIM_PACKETS")), 100);
-		json_int_t tx = json_integer_value(json_object_get(p, "TX_TRIM_PACKETS"));
-		assert_int_equal(tx + json_integer_value(json_object_get(p,
-							 "DROPPED_TRIM_PACKETS")), 100);
+		json_int_t sent = json_integer_value(json_object_get(p, "TX_TRIM_PACKETS"));
+		assert_int_equal(sent + json_integer_value(json_object_get(p,
+							   "DROPPED_TRIM_PACKETS")), 100);
 		json_decref(resp);
 		r = t_rpc_ok(t, "queue.stats", "{\"port\": \"Ethernet4\"}", &resp);
 		p = json_object_get(json_object_get(r, "ports"), "Ethernet4");

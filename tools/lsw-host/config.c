@@ -303,6 +303,7 @@ host_defaults(struct lsw_host_conf *c, uint16_t idx)
 	c->retry_cnt = 7;
 	c->ttl_one_psn = -1;
 	c->dscp_trimmable = 0xff; /* data not marked trimmable */
+	c->dscp_rtx = 0xff;       /* resent packets as the data */
 }
 
 static void
@@ -359,7 +360,7 @@ static void
 read_trim(json_t *v, const char *path, struct lsw_host_conf *c, struct lsw_errs *errs)
 {
 	static const char *const names[] = {"trimmable_dscp", "aware", "trimmed_dscp",
-					    "last_hop_dscp", NULL};
+					    "last_hop_dscp", "rtx_dscp", NULL};
 	char p[LSW_PATH_LEN];
 	unsigned int before = errs->n;
 	uint64_t x;
@@ -371,6 +372,9 @@ read_trim(json_t *v, const char *path, struct lsw_host_conf *c, struct lsw_errs 
 	if ((f = json_object_get(v, "trimmable_dscp")) != NULL && lsw_jv_uint(f, p, 0, 63, &x,
 									     errs))
 		c->dscp_trimmable = (uint8_t)x;
+	lsw_path_key(p, path, "rtx_dscp");
+	if ((f = json_object_get(v, "rtx_dscp")) != NULL && lsw_jv_uint(f, p, 0, 63, &x, errs))
+		c->dscp_rtx = (uint8_t)x;
 	lsw_path_key(p, path, "trimmed_dscp");
 	if ((f = json_object_get(v, "trimmed_dscp")) != NULL)
 		read_dscps(f, p, &c->dscp_trimmed, errs);
@@ -392,6 +396,11 @@ read_trim(json_t *v, const char *path, struct lsw_host_conf *c, struct lsw_errs 
 		lsw_path_key(p, path, "trimmable_dscp");
 		lsw_errs_add(errs, p, "DSCP %u marks data trimmable: it cannot also mark trims",
 			     c->dscp_trimmable);
+	} else if (c->dscp_rtx < 64 &&
+		   ((c->dscp_trimmed | c->dscp_trimmed_last_hop) >> c->dscp_rtx & 1)) {
+		lsw_path_key(p, path, "rtx_dscp");
+		lsw_errs_add(errs, p, "DSCP %u marks resent packets: it cannot also mark trims",
+			     c->dscp_rtx);
 	}
 }
 

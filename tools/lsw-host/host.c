@@ -579,9 +579,11 @@ send_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t n
 	/* A made-up remote buffer: the key and address only have to be consistent. */
 	struct lsw_roce_ext x = {.va = (uint64_t)qp->qpn << 32, .rkey = qp->qpn,
 				 .dma_len = m->size};
-	/* Data marked trimmable carries the trimmable DSCP (trim.h). */
-	l2l3(h, e->host[qp->dst].c.ip, h->c.dscp_trimmable < 64 ? h->c.dscp_trimmable :
-	     h->c.dscp_data, h->c.prio_data, qp->sport, &l);
+	/* Data marked trimmable carries the trimmable DSCP, a packet resent alone for a trim
+	 * the retransmission DSCP, when the host has them (trim.h). */
+	l2l3(h, e->host[qp->dst].c.ip, alone && h->c.dscp_rtx < 64 ? h->c.dscp_rtx :
+	     h->c.dscp_trimmable < 64 ? h->c.dscp_trimmable : h->c.dscp_data, h->c.prio_data,
+	     qp->sport, &l);
 	if (!alone && qp->snd_nxt == qp->snd_max && (int64_t)qp->snd_nxt == h->c.ttl_one_psn)
 		l.ttl = 1;
 	lsw_roce_build(f, &l, &b, &x, pay);

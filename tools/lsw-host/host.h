@@ -113,8 +113,9 @@ struct lsw_host_conf {
 	int64_t ttl_one_psn;
 	/* Packet trimming (trim.h): data marked trimmable with this DSCP (0xff: not); a
 	 * trim-aware host knows trims by the DSCPs of @dscp_trimmed (TRIMMED) and
-	 * @dscp_trimmed_last_hop (TRIMMED_LAST_HOP), a bit each. */
-	uint8_t dscp_trimmable;
+	 * @dscp_trimmed_last_hop (TRIMMED_LAST_HOP), a bit each; a packet resent alone for a
+	 * trim carries @dscp_rtx (UET's DSCP_RTX; 0xff: the data's). */
+	uint8_t dscp_trimmable, dscp_rtx;
 	bool trim_aware;
 	uint64_t dscp_trimmed, dscp_trimmed_last_hop;
 	/* Congestion control */

@@ -121,8 +121,10 @@ lsw_host_trim_keep(struct lsw_host *h, struct lsw_qp *qp, const struct lsw_roce_
 	const uint64_t p = qp->epsn + (uint64_t)d;
 
 	/* Past the frontier (a gap that is no trim: a real loss, left to go-back-N), or too
-	 * far ahead: not kept. */
-	if (t == NULL || d >= W || p > t->frontier)
+	 * far ahead: not kept. A packet resent for a trim fills its hole wherever it is: it
+	 * may come ahead of data sent before it (the trim and the resend pass the standing
+	 * data queue), and the gaps before it are still found by what follows. */
+	if (t == NULL || d >= W || (p > t->frontier && !bit(t->hole, p)))
 		return false;
 	if (bit(t->kept, p)) { /* kept already: a duplicate */
 		h->ctr[LSW_HC_duplicate_request]++;
