@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * PFC headroom of a lossless PG, SONiC's dynamic buffer model (reference/buffers.md 2.2,
+ * PFC headroom of a lossless PG, SONiC's dynamic buffer model (its headroom calculation HLD,
  * buffer_headroom_mellanox.lua; "generic" is the HLD / barefoot variant). The headroom
  * holds what arrives after the switch decides to pause: the frame it is sending, the
  * round trip on the cable, the MAC/PHY delay, the peer's response time and the frame the

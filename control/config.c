@@ -35,6 +35,7 @@ static const struct lsw_field table_rows[] = {
 #undef MAP_TABLE
 #undef TABLE
 static const struct lsw_fields tables = LSW_FIELDS(table_rows);
+LSW_CONFIG_OBJECT(tables, "", &tables)
 
 /* A CPU of the machine (not this thread's affinity, which EAL narrows once it has
  * started). */
@@ -210,6 +211,7 @@ static const struct lsw_field global_rows[] = {
 };
 #undef AT
 static const struct lsw_fields global = LSW_FIELDS(global_rows);
+LSW_CONFIG_OBJECT(global, "LSW.global", &global)
 
 void
 lsw_config_global_defaults(struct lsw_global_conf *g)
@@ -277,6 +279,7 @@ static const struct lsw_field localhost_rows[] = {
 	{.name = "type", .type = LSW_F_ANY},
 };
 static const struct lsw_fields localhost = LSW_FIELDS(localhost_rows);
+LSW_CONFIG_OBJECT(localhost, "DEVICE_METADATA.localhost", &localhost)
 
 static void
 parse_device_metadata(json_t *t, struct lsw_config *c, struct lsw_errs *errs)

@@ -83,6 +83,7 @@ struct lsw_port_conf {
 	uint16_t pfc_quanta;               /* LSW_PORT.pfc_quanta: time of our XOFF frames */
 	bool rx_pause;                     /* LSW_PORT.rx_pause: honour 802.3x PAUSE */
 	bool prio_tag;                     /* LSW_PORT.priority_tagging: VID 0, PCP from TC */
+	uint32_t catchup_us;               /* LSW_PORT.shaper_catchup_us */
 	uint8_t n_addr;
 	struct lsw_addr addr[LSW_MAX_ADDRS];
 	uint8_t n_addr6;                   /* INTERFACE IPv6 (the link-local one is implied) */

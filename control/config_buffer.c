@@ -96,6 +96,7 @@ static const struct lsw_field buffer_rows[] = {
 	 .dflt = 28000},
 };
 static const struct lsw_fields buffer = LSW_FIELDS(buffer_rows);
+LSW_CONFIG_OBJECT(buffer, "LSW.buffer", &buffer)
 
 /* LOSSLESS_TRAFFIC_PATTERN and DEFAULT_LOSSLESS_BUFFER_PARAMETER: tables keyed by a
  * profile name (AZURE) with one entry, inputs of the headroom formula. */
@@ -106,6 +107,7 @@ static const struct lsw_field pattern_rows[] = {
 	 .max = 100, .dflt = 50},
 };
 static const struct lsw_fields pattern = LSW_FIELDS(pattern_rows);
+LSW_CONFIG_OBJECT(pattern, "LOSSLESS_TRAFFIC_PATTERN", &pattern)
 
 static const struct lsw_field lossless_rows[] = {
 	{.name = "default_dynamic_th", .type = LSW_F_INT, AT(default_dynamic_th),
@@ -113,6 +115,7 @@ static const struct lsw_field lossless_rows[] = {
 };
 #undef AT
 static const struct lsw_fields lossless = LSW_FIELDS(lossless_rows);
+LSW_CONFIG_OBJECT(lossless, "DEFAULT_LOSSLESS_BUFFER_PARAMETER", &lossless)
 
 void
 lsw_config_buffer_defaults(struct lsw_buffer_conf *b)
@@ -157,6 +160,7 @@ static const struct lsw_field pool_rows[] = {
 };
 #undef AT
 static const struct lsw_fields pool = LSW_FIELDS(pool_rows);
+LSW_CONFIG_OBJECT(pool, "BUFFER_POOL", &pool)
 enum { PL_TYPE, PL_MODE, PL_SIZE, PL_XOFF, PL_POLICY }; /* rows */
 
 /* Policies whose threshold is the profiles' dynamic_th (alpha) or static_th; the others
@@ -240,17 +244,32 @@ parse_pool(const char *name, json_t *o, const char *p, void *ctx, struct lsw_err
 	q->n_pools++;
 }
 
-/* A config without BUFFER_POOL gets one ingress and one egress pool of the whole buffer. */
+/* A config whose BUFFER_POOL has no ingress (egress) pool gets one of the whole buffer, as a
+ * SONiC snippet that names one pool finds the others of its switch's buffer template beside
+ * it (files/build_templates/buffers_config.j2 and the devices' buffers_defaults_*.j2). */
 static void
 default_pools(struct lsw_qos_conf *q)
 {
-	if (q->n_pools != 0)
-		return;
-	q->pool[0] = (struct lsw_pool_conf){.name = "ingress_lossless_pool",
-					    .type = LSW_POOL_INGRESS, .size = q->buf.total};
-	q->pool[1] = (struct lsw_pool_conf){.name = "egress_lossy_pool",
-					    .type = LSW_POOL_EGRESS, .size = q->buf.total};
-	q->n_pools = 2;
+	static const struct {
+		const char *name;
+		uint8_t type;
+	} d[] = {
+		{"ingress_lossless_pool", LSW_POOL_INGRESS},
+		{"egress_lossy_pool", LSW_POOL_EGRESS},
+	};
+
+	for (int i = 0; i < 2; i++) {
+		bool have = false;
+		for (uint16_t j = 0; j < q->n_pools; j++)
+			have |= q->pool[j].type == d[i].type;
+		if (have || q->n_pools == LSW_MAX_POOLS ||
+		    lsw_config_find(d[i].name, q->pool, q->n_pools, sizeof(q->pool[0])) >= 0)
+			continue;
+		q->pool[q->n_pools] = (struct lsw_pool_conf){.type = d[i].type,
+							     .size = q->buf.total};
+		snprintf(q->pool[q->n_pools].name, sizeof(q->pool[0].name), "%s", d[i].name);
+		q->n_pools++;
+	}
 }
 
 static const struct lsw_qos_ref pool_ref = LSW_QOS_REF("BUFFER_POOL", pool, n_pools);
@@ -272,6 +291,7 @@ static const struct lsw_field profile_rows[] = {
 };
 #undef AT
 static const struct lsw_fields profile = LSW_FIELDS(profile_rows);
+LSW_CONFIG_OBJECT(profile, "BUFFER_PROFILE", &profile)
 enum { P_POOL, P_SIZE, P_DYNAMIC, P_STATIC, P_XON, P_XOFF, P_XON_OFFSET, P_DISCARD }; /* rows */
 
 /* The sizes of a profile of pool @pc: at most the pool (lsw_jv_size's words). */
@@ -360,8 +380,28 @@ parse_profile(const char *name, json_t *o, const char *p, void *ctx, struct lsw_
 		q->n_profiles++;
 }
 
-/* ingress_lossy_profile and egress_lossy_profile, unless the config defines them, on the
- * first dynamic pool of their type: they take the PGs and queues left unbound. */
+static int
+find_profile(const struct lsw_qos_conf *q, const char *name)
+{
+	return lsw_config_find(name, q->profile, q->n_profiles, sizeof(q->profile[0]));
+}
+
+static struct lsw_profile_conf *
+add_profile(struct lsw_qos_conf *q, const char *name, uint16_t pool_idx)
+{
+	struct lsw_profile_conf *pr = &q->profile[q->n_profiles++];
+
+	*pr = (struct lsw_profile_conf){.pool = pool_idx, .mode = q->pool[pool_idx].mode};
+	snprintf(pr->name, sizeof(pr->name), "%s", name);
+	return pr;
+}
+
+/* The profiles SONiC's buffer templates define, unless the config does: they take the PGs
+ * and queues left unbound (lsw_config_buffer_bindings). ingress_lossy_profile and
+ * egress_lossy_profile (dynamic_th 3) on the first dynamic pool of their type;
+ * egress_lossless_profile on egress_lossy_profile's pool (else the first egress pool), so
+ * that a queue that turns lossless keeps its pool: the whole pool, as the templates give it
+ * (dynamic_th 7, or static_th 0, no limit, on a static pool). */
 static void
 default_profiles(struct lsw_qos_conf *q)
 {
@@ -378,13 +418,23 @@ default_profiles(struct lsw_qos_conf *q)
 		for (uint16_t j = 0; j < q->n_pools && pool_idx < 0; j++)
 			if (q->pool[j].type == d[i].type && q->pool[j].mode == LSW_TH_DYNAMIC)
 				pool_idx = j;
-		if (pool_idx < 0 || lsw_config_find(d[i].profile, q->profile, q->n_profiles,
-						    sizeof(q->profile[0])) >= 0)
+		if (pool_idx < 0 || find_profile(q, d[i].profile) >= 0 ||
+		    q->n_profiles == LSW_MAX_PROFILES)
 			continue;
-		struct lsw_profile_conf *pr = &q->profile[q->n_profiles++];
-		*pr = (struct lsw_profile_conf){.pool = (uint16_t)pool_idx, .mode = LSW_TH_DYNAMIC,
-						.dynamic_th = 3};
-		snprintf(pr->name, sizeof(pr->name), "%s", d[i].profile);
+		add_profile(q, d[i].profile, (uint16_t)pool_idx)->dynamic_th = 3;
+	}
+	int lossy = find_profile(q, "egress_lossy_profile"), pool_idx = -1;
+	if (lossy >= 0 && q->pool[q->profile[lossy].pool].type == LSW_POOL_EGRESS)
+		pool_idx = q->profile[lossy].pool;
+	for (uint16_t j = 0; j < q->n_pools && pool_idx < 0; j++)
+		if (q->pool[j].type == LSW_POOL_EGRESS)
+			pool_idx = j;
+	if (pool_idx >= 0 && find_profile(q, "egress_lossless_profile") < 0 &&
+	    q->n_profiles < LSW_MAX_PROFILES) {
+		struct lsw_profile_conf *pr = add_profile(q, "egress_lossless_profile",
+							  (uint16_t)pool_idx);
+		if (pr->mode == LSW_TH_DYNAMIC)
+			pr->dynamic_th = 7;
 	}
 }
 
@@ -437,7 +487,7 @@ parse_cable(const char *name, json_t *o, const char *p, void *ctx, struct lsw_er
 }
 
 /* The profile of a PG bound to "NULL": SONiC's headroom from the port's speed, cable and
- * MTU (reference/buffers.md 2.2), named as SONiC names it; its index, or -1. */
+ * MTU (SONiC's dynamic headroom model), named as SONiC names it; its index, or -1. */
 static int
 computed_profile(struct lsw_config *c, uint16_t port, const char *path, struct lsw_errs *errs)
 {
@@ -526,12 +576,14 @@ static const struct lsw_field pg_rows[] = {
 	 .required = "a BUFFER_PROFILE name or NULL"},
 };
 static const struct lsw_fields pg_binding = LSW_FIELDS(pg_rows);
+LSW_CONFIG_OBJECT(pg_binding, "BUFFER_PG", &pg_binding)
 
 static const struct lsw_field queue_rows[] = {
 	{.name = "profile", .type = LSW_F_STR, LSW_AT(struct binding, profile),
 	 .required = "a BUFFER_PROFILE name"},
 };
 static const struct lsw_fields queue_binding = LSW_FIELDS(queue_rows);
+LSW_CONFIG_OBJECT(queue_binding, "BUFFER_QUEUE", &queue_binding)
 
 struct bindings {
 	struct lsw_config *c;
@@ -593,6 +645,29 @@ parse_binding(const char *key, json_t *o, const char *p, void *ctx, struct lsw_e
 	}
 }
 
+/* A queue left unbound that a lossless priority's pause stops (pfc_enable through
+ * pfc_to_queue_map) takes egress_lossless_profile, as SONiC's templates bind queues 3-4,
+ * the lossless ones; the others keep egress_lossy_profile (port_defaults). */
+static void
+lossless_queues(struct lsw_config *c, const struct bindings *bs)
+{
+	struct lsw_qos_conf *q = &c->qos;
+	int pr = find_profile(q, "egress_lossless_profile");
+
+	if (pr < 0)
+		return;
+	for (uint16_t port = 0; port < c->n_ports; port++) {
+		struct lsw_port_qos_conf *pq = &q->port[port];
+		const struct lsw_map_conf *m =
+			&q->map[LSW_MAP_PFC_TO_QUEUE][pq->map[LSW_MAP_PFC_TO_QUEUE]];
+		for (int prio = 0; prio < 8; prio++) {
+			uint8_t i = m->v[prio];
+			if (pq->pfc_enable >> prio & 1 && i < LSW_NUM_QUEUES && !bs->seen[port][i])
+				pq->q_profile[i] = (uint16_t)pr;
+		}
+	}
+}
+
 /* Reserved buffer and private headroom of every PG (queue) charged to a pool must leave
  * some shared buffer: otherwise the dynamic threshold arithmetic has nothing to divide. */
 static void
@@ -642,6 +717,7 @@ lsw_config_buffer_bindings(json_t *doc, struct lsw_config *c, struct lsw_errs *e
 		lsw_decode_entries(t, "$.BUFFER_QUEUE", parse_binding, &bs, errs);
 	if (errs->n)
 		return;
+	lossless_queues(c, &bs);
 	for (uint16_t port = 0; port < c->n_ports; port++) {
 		const struct lsw_port_qos_conf *pq = &q->port[port];
 		for (int i = 0; i < 8; i++) {

@@ -4,8 +4,8 @@
  * weights) and the defaults of every next-hop group; ECMP|<prefix> overrides the group of
  * that STATIC_ROUTE (one with two or more next hops), IPv4 or IPv6: one table, the same
  * settings and modes for both families. Defaults follow SAI and SONiC's ARS
- * where they have one (reference/loadbalance.md 2.7): idle time 256 us, EWMA exponent 2,
- * 8 bands, Juniper's 50/50 weights and 20-80% load band.
+ * where they have one (SAI's adaptive routing, Broadcom's DLB): idle time 256 us, EWMA
+ * exponent 2, 8 bands, Juniper's 50/50 weights and 20-80% load band.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +71,7 @@ static const struct lsw_field uplink_rows[] = {
 };
 #undef AT
 static const struct lsw_fields uplink = LSW_FIELDS(uplink_rows);
+LSW_CONFIG_OBJECT(uplink, "ECMP.GLOBAL", &uplink)
 
 /* A group's settings (the seed's default is LSW.global.ecmp_seed). */
 #define AT(m) LSW_AT(struct lsw_ecmp_grp_conf, m)
@@ -92,6 +93,7 @@ static const struct lsw_field group_rows[] = {
 };
 #undef AT
 static const struct lsw_fields group = LSW_FIELDS(group_rows);
+LSW_CONFIG_OBJECT(group, "ECMP", &group)
 
 static const struct lsw_field global_rows[] = {
 	{.name = "uplink", .type = LSW_F_INCLUDE, .sub = &uplink},

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * WRED_PROFILE (reference/buffers.md 4.3): ECN marking and WRED drop, SONiC's fields per
+ * WRED_PROFILE (SONiC's, and SAI's saiwred.h): ECN marking and WRED drop, SONiC's fields per
  * colour, with the separate ECN curve of the newer YANG model where given. Bound to queues
  * by QUEUE|<port>|<q>.wred_profile (config_sched.c).
  */
@@ -83,6 +83,7 @@ static const struct lsw_field profile_rows[] = {
 #undef COLOR_ROWS
 #undef AT
 static const struct lsw_fields profile = LSW_FIELDS(profile_rows);
+LSW_CONFIG_OBJECT(wred_profile, "WRED_PROFILE", &profile)
 
 /* A curve read from <prefix>_min_threshold and <prefix>_max_threshold: both or neither,
  * max not below min; set when both hold. */

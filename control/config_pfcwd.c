@@ -21,6 +21,7 @@ static const struct lsw_field global_rows[] = {
 	 LSW_AT(struct lsw_pfcwd_conf, big_red_switch), .choices = lsw_enable_names},
 };
 static const struct lsw_fields global = LSW_FIELDS(global_rows);
+LSW_CONFIG_OBJECT(pfcwd_global, "PFC_WD.GLOBAL", &global)
 
 #define AT(m) LSW_AT(struct lsw_pfcwd_port_conf, m)
 static const struct lsw_field port_rows[] = {
@@ -35,6 +36,7 @@ static const struct lsw_field port_rows[] = {
 };
 #undef AT
 static const struct lsw_fields port = LSW_FIELDS(port_rows);
+LSW_CONFIG_OBJECT(pfcwd_port, "PFC_WD", &port)
 
 /* PFC_WD.<port> */
 static void

@@ -18,6 +18,7 @@ static const struct lsw_field port_rows[] = {
 	{.name = "description", .type = LSW_F_STR, AT(description)},
 };
 static const struct lsw_fields port_table = LSW_FIELDS(port_rows);
+LSW_CONFIG_OBJECT(port, "PORT", &port_table)
 
 /* A PCI address as DPDK's -a takes it: [DDDD:]BB:DD.F */
 static bool
@@ -99,9 +100,15 @@ static const struct lsw_field lsw_port_rows[] = {
 	 .dflt = UINT16_MAX},
 	{.name = "rx_pause", .type = LSW_F_BOOL, AT(rx_pause)},
 	{.name = "priority_tagging", .type = LSW_F_BOOL, AT(prio_tag)},
+	/* A worker wakes late now and then (a sleep's tail, a preemption): while a queue
+	 * waits for tokens the port makes up that much line time at once, so that a flow at
+	 * the line rate leaves no standing queue (which ECN would mark). Only towards end
+	 * hosts: a switch peer's headroom does not count a burst above the line rate. */
+	{.name = "shaper_catchup_us", .type = LSW_F_UINT, AT(catchup_us), .max = 100000},
 };
 #undef AT
 static const struct lsw_fields lsw_port_table = LSW_FIELDS(lsw_port_rows);
+LSW_CONFIG_OBJECT(lsw_port, "LSW_PORT", &lsw_port_table)
 
 static bool
 valid_port_name(const char *s)
@@ -210,6 +217,7 @@ static const struct lsw_field interface_rows[] = {
 	{.name = "family", .type = LSW_F_ANY},
 };
 static const struct lsw_fields interface_table = LSW_FIELDS(interface_rows);
+LSW_CONFIG_OBJECT(interface, "INTERFACE", &interface_table)
 
 /* INTERFACE."PORT|IPV6/LEN": a global (or unique local) address; /127 for point-to-point
  * links (RFC 6164). The link-local address comes from the port's MAC, never from here. */

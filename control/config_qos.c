@@ -46,7 +46,7 @@ lsw_config_ref(const struct lsw_field *f, json_t *v, const char *path, void *out
 	return true;
 }
 
-/* SONiC's AZURE maps (reference/buffers.md 5), always present under that name. */
+/* SONiC's AZURE maps (sonic-buildimage's qos_config.j2), always present under that name. */
 static void
 builtin_maps(struct lsw_qos_conf *q)
 {
@@ -170,6 +170,7 @@ static const struct lsw_field port_qos_rows[] = {
 };
 #undef AT
 static const struct lsw_fields port_qos = LSW_FIELDS(port_qos_rows);
+LSW_CONFIG_OBJECT(port_qos_map, "PORT_QOS_MAP", &port_qos)
 enum { Q_PFC = LSW_MAP_KINDS, Q_PFCWD, Q_WD_STATUS }; /* rows */
 
 struct port_qos_ctx {

@@ -38,6 +38,7 @@ static const struct lsw_field route_rows[] = {
 };
 #undef AT
 static const struct lsw_fields route_table = LSW_FIELDS(route_rows);
+LSW_CONFIG_OBJECT(static_route, "STATIC_ROUTE", &route_table)
 
 /* The next hops of @e into @r: each on a connected subnet (of its ifname, if given). */
 static void
@@ -295,6 +296,7 @@ static const struct lsw_field neigh_rows[] = {
 };
 #undef AT
 static const struct lsw_fields neigh_table = LSW_FIELDS(neigh_rows);
+LSW_CONFIG_OBJECT(neigh, "NEIGH", &neigh_table)
 
 /* NEIGH."PORT|ADDRESS" */
 static void

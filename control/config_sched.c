@@ -18,6 +18,7 @@ static const struct lsw_field sched_rows[] = {
 };
 #undef AT
 static const struct lsw_fields sched = LSW_FIELDS(sched_rows);
+LSW_CONFIG_OBJECT(scheduler, "SCHEDULER", &sched)
 enum { S_TYPE, S_WEIGHT }; /* rows */
 
 /* SCHEDULER.<name>: DWRR or WRR (both DWRR here) with a weight, or STRICT. */
@@ -75,6 +76,7 @@ static const struct lsw_field queue_rows[] = {
 };
 #undef AT
 static const struct lsw_fields queue = LSW_FIELDS(queue_rows);
+LSW_CONFIG_OBJECT(queue, "QUEUE", &queue)
 
 static void
 parse_queue(const char *key, json_t *o, const char *p, void *ctx, struct lsw_errs *errs)

@@ -79,6 +79,7 @@ static const struct lsw_field global_rows[] = {
 };
 #undef AT
 static const struct lsw_fields global = LSW_FIELDS(global_rows);
+LSW_CONFIG_OBJECT(trim_global, "SWITCH_TRIMMING.GLOBAL", &global)
 
 static void
 parse_global(const char *key, json_t *o, const char *p, void *ctx, struct lsw_errs *errs)
@@ -122,6 +123,7 @@ static const struct lsw_field table_rows[] = {
 };
 #undef AT
 static const struct lsw_fields acl_table = LSW_FIELDS(table_rows);
+LSW_CONFIG_OBJECT(acl_table, "ACL_TABLE", &acl_table)
 enum { T_TYPE, T_STAGE, T_PORTS }; /* rows */
 
 /* "ports": ["Ethernet0", ...], or one string "Ethernet0,Ethernet4" as CONFIG_DB's "ports@". */
@@ -221,6 +223,7 @@ static const struct lsw_field rule_rows[] = {
 };
 #undef AT
 static const struct lsw_fields acl_rule = LSW_FIELDS(rule_rows);
+LSW_CONFIG_OBJECT(acl_rule, "ACL_RULE", &acl_rule)
 enum { R_PRIO, R_ACTION, R_SRC, R_DST, R_SRC6, R_DST6, R_DSCP }; /* rows */
 
 /* An address match: "10.0.0.1/32" or "10.0.0.1" (IPv4, @v6 false), or IPv6 the same. */

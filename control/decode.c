@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Objects decoded by tables of fields (decode.h), on the typed readers of jsonv.c. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "decode.h"
 #include "jsonv.h"
@@ -249,4 +250,30 @@ lsw_decode_entries(json_t *t, const char *path, lsw_entry_fn fn, void *ctx,
 		lsw_path_key(p, path, key);
 		fn(key, v, p, ctx, errs);
 	}
+}
+
+#define MAX_CONFIG_OBJECTS 64
+static struct lsw_config_object objects[MAX_CONFIG_OBJECTS];
+static size_t n_objects;
+
+void
+lsw_config_object_register(const char *where, const struct lsw_fields *t)
+{
+	if (n_objects == MAX_CONFIG_OBJECTS) {
+		fprintf(stderr, "lsw: more than %d config objects\n", MAX_CONFIG_OBJECTS);
+		abort();
+	}
+	objects[n_objects++] = (struct lsw_config_object){.where = where, .fields = t};
+}
+
+size_t
+lsw_config_object_count(void)
+{
+	return n_objects;
+}
+
+const struct lsw_config_object *
+lsw_config_object_at(size_t i)
+{
+	return i < n_objects ? &objects[i] : NULL;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <jansson.h>
+#include <rte_common.h>
 #include "config.h"
 
 enum lsw_field_type {
@@ -78,6 +79,20 @@ bool lsw_decode(json_t *v, const char *path, const struct lsw_fields *t, void *o
 		uint64_t *seen, struct lsw_errs *errs);
 /* The rows as rpc.methods shows params: "port?: string, limit?: integer" ("" for none). */
 void lsw_decode_doc(const struct lsw_fields *t, char *buf, size_t len);
+
+/* Where in a config each object decoded from rows is: "PORT" (an entry of the table),
+ * "LSW.global" (a fixed key), "" (the tables themselves). configs/README.md documents every
+ * row of each under a heading "### `WHERE`", and tests/unit/test_docs.c checks that it
+ * does, both ways. Config files register theirs with LSW_CONFIG_OBJECT, as RPC methods. */
+struct lsw_config_object {
+	const char *where;
+	const struct lsw_fields *fields;
+};
+void lsw_config_object_register(const char *where, const struct lsw_fields *t);
+size_t lsw_config_object_count(void);
+const struct lsw_config_object *lsw_config_object_at(size_t i);
+#define LSW_CONFIG_OBJECT(name, where, t) \
+	RTE_INIT(lsw_config_object_##name) { lsw_config_object_register(where, t); }
 
 /* Each entry of a table (an object of KEY: value) at @path: @fn(key, value, its path). A
  * table that is not an object is refused, with its path. */

@@ -4,7 +4,7 @@
  * switch ASIC has nothing there; a software port has the shaper's burst (what lsw may send
  * ahead of the line rate) and the PMD's ring (a net_memif ring of 1024 slots holds a
  * megabyte: a cable 80 km long at 100G). After a pause all of it still arrives, so lsw
- * keeps both small and the computed headroom counts them (reference/buffers.md 2.2). The
+ * keeps both small and the computed headroom counts them (SONiC's dynamic headroom model). The
  * ring counts twice: lsw decides a pause once per rx burst, and a burst is a ring's worth.
  */
 #include <stdlib.h>

@@ -58,7 +58,7 @@ usage(FILE *f)
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n"
 		"\n"
-		"EAL arguments are built from the configuration; see README.md.\n");
+		"EAL arguments are built from the configuration; see lsw(8).\n");
 }
 
 static void

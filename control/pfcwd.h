@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * PFC watchdog (reference/buffers.md 3), with SONiC's known bugs fixed: storm = the queue
+ * PFC watchdog (SONiC's PFC Watchdog Design), with SONiC's known bugs fixed: storm = the queue
  * holds data, sent nothing, and was paused for at least 99% of the poll, continuously for
  * detection_time (so detected within [D, D + poll]); restore once the queue has not been
  * paused (no unexpired XOFF) for restoration_time, so that a stream of XON frames cannot

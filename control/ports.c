@@ -80,8 +80,8 @@ port_start(struct lsw_switch *sw, uint16_t idx)
 		overhead = info.max_rx_pktlen - info.max_mtu;
 	uint32_t max_mtu = RTE_MIN((uint32_t)info.max_mtu, info.max_rx_pktlen - overhead);
 	/* net_memif reports a 1518-byte frame but carries larger ones on chained descriptors
-	 * (reference/hosts.md 8), which RoCE's 4 KB MTU needs: ethdev gets what it accepts,
-	 * lsw keeps the configured MTU. */
+	 * (DPDK 22.11), which RoCE's 4 KB MTU needs: ethdev gets what it accepts, lsw keeps
+	 * the configured MTU. */
 	bool memif = strcmp(info.driver_name, "net_memif") == 0;
 	if ((pc->mtu > max_mtu && !memif) || pc->mtu < info.min_mtu) {
 		LSW_LOG(ERR, "$.PORT.%s.mtu: %u is outside what %s supports [%u, %u]", pc->name,

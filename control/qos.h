@@ -93,7 +93,7 @@ struct lsw_sched_conf {
 	uint16_t weight;       /* 1..100 */
 };
 
-/* WRED_PROFILE (reference/buffers.md 4.3). lsw has no policer, so every packet is green;
+/* WRED_PROFILE (SONiC's, and SAI's saiwred.h). lsw has no policer, so every packet is green;
  * yellow and red are validated and shown, and unused. */
 enum lsw_color { LSW_GREEN, LSW_YELLOW, LSW_RED, LSW_COLORS };
 
@@ -263,13 +263,13 @@ struct lsw_field;
 bool lsw_config_ref(const struct lsw_field *f, json_t *v, const char *path, void *out,
 		    void *ctx, struct lsw_errs *errs);
 
-/* Headroom of a lossless PG (SONiC's dynamic model, reference/buffers.md 2.2). */
+/* Headroom of a lossless PG (SONiC's dynamic buffer model). */
 struct lsw_headroom {
 	double wcf, occupancy, cable_bytes, peer_response, inflight, propagation, ring;
 	uint64_t xoff, xon, size;
 };
 
-/* SONiC's formula (reference/buffers.md 2.2), plus what a software link holds beyond a
+/* SONiC's formula (SONiC's dynamic headroom model), plus what a software link holds beyond a
  * cable: @inflight bytes sent ahead of the line rate (lsw_port_tx_burst_bytes), scaled by
  * cell waste like the wire's bytes, and @ring_frames frames in PMD rings
  * (lsw_port_ring_frames), each charged whole as a frame of @port_mtu: a slot holds one

@@ -120,6 +120,7 @@ build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_dp *s,
 	*s = (struct lsw_sched_dp){
 		.rate_bps = (uint64_t)sw->port[p].speed * 1000000,
 		.burst_bytes = lsw_port_tx_burst_bytes(c, p, sw->port[p].speed),
+		.catchup_bytes = (uint64_t)sw->port[p].speed * c->port[p].catchup_us / 8,
 		.overhead = b->shaper_overhead,
 	};
 	for (int q = 0; q < LSW_NUM_QUEUES; q++) {

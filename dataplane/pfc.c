@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * PFC on the worker that owns the port (reference/buffers.md 2.4).
+ * PFC on the worker that owns the port (IEEE 802.1Qbb).
  *
  * Reception: each enabled class bit of a PFC frame sets that priority's pause to
  * time x 512 bit times at the port speed (0 resumes); bits not set are left alone; the

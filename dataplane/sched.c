@@ -37,9 +37,9 @@ lsw_sched_free(struct lsw_sched *s)
 /* The bucket's depth in tokens (bits * hz), saturated: 400G with a 10 ms bucket is more
  * than an int64 holds. A quarter of the range leaves room for what refills add. */
 static int64_t
-cap_tokens(const struct lsw_sched_dp *c, uint64_t hz)
+cap_tokens(uint64_t bytes, uint64_t hz)
 {
-	unsigned __int128 t = (unsigned __int128)c->burst_bytes * 8 * hz;
+	unsigned __int128 t = (unsigned __int128)bytes * 8 * hz;
 
 	return t > INT64_MAX / 4 ? INT64_MAX / 4 : (int64_t)t;
 }
@@ -47,7 +47,12 @@ cap_tokens(const struct lsw_sched_dp *c, uint64_t hz)
 void
 lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz, uint64_t now)
 {
-	int64_t cap = cap_tokens(c, hz);
+	/* While a queue waited for tokens the line was busy: a hardware port would have sent
+	 * all along, so the worker's lateness is caught up rather than lost (lost, it leaves a
+	 * standing queue behind a flow at the line rate, which ECN then marks). An idle port
+	 * keeps the small bucket: after idleness it may not send ahead of the line. */
+	int64_t cap = cap_tokens(s->starved ? RTE_MAX(c->catchup_bytes, c->burst_bytes) :
+				 c->burst_bytes, hz);
 	uint64_t elapsed = now - s->last;
 
 	s->last = now;

@@ -299,11 +299,19 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
 		busy |= (uint32_t)(lsw_fifo_count(&s->q[q]) != 0) << q;
 	if ((busy | lsw_fifo_count(&s->ctl)) == 0) {
+		s->starved = false;
 		if (n)
 			egress_tx(w, conf, port, pkts, n);
 		return n;
 	}
+	/* A starved port's tokens beyond its head frame are line time it owes: a worker that
+	 * woke late (catch-up, lsw_shaper_refill). A hardware port would have sent those
+	 * bytes already, so ECN and WRED look at the queue less them: the queue the line
+	 * would have, not the one the worker's lateness left (which marked flows at the line
+	 * rate now and then). Buffer accounting and PFC see every byte: they are memory. */
+	const bool late = s->starved;
 	lsw_shaper_refill(s, c, hz, now);
+	s->starved = false; /* until the run ends short of tokens */
 	/* Switch-originated frames go first and are never held back by the shaper; their
 	 * bytes still count against it. An 802.3x PAUSE stops them too (it stops the MAC's
 	 * every data frame: ARP and ICMP are data frames); PFC stops only its priorities. */
@@ -356,7 +364,12 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		 * those the PMD refused, which leave ahead of it: they look at a packet when
 		 * more than ecn_min stay behind, that is while the run's bytes are below
 		 * ecn_lim. */
-		const uint64_t in_queue = f->bytes + s->pend_bytes;
+		uint64_t in_queue = f->bytes + s->pend_bytes;
+		if (late && budget0 > 0) {
+			const uint64_t owed = (uint64_t)budget0 -
+				RTE_MIN((uint64_t)budget0, lsw_fifo_head_len(f) + c->overhead);
+			in_queue = in_queue > owed ? in_queue - owed : 0;
+		}
 		const uint64_t ecn_lim = in_queue > c->ecn_min[q] ? in_queue - c->ecn_min[q] : 0;
 		while (head != end) {
 			const struct lsw_qent *e = &slot[head & mask];
@@ -402,8 +415,10 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		f->bytes -= bytes;
 		w->buffer->ctr.q_tx_pkts[port][q] += n - first;
 		w->buffer->ctr.q_tx_bytes[port][q] += bytes - dropped;
-		if (n == first && dropped == 0)
-			break; /* out of tokens: the head waits */
+		if (n == first && dropped == 0) {
+			s->starved = true; /* out of tokens: the head waits */
+			break;
+		}
 	}
 	if (n)
 		egress_tx(w, conf, port, pkts, n);

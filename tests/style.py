@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The layout of the C sources, as DPDK's style has it.
+"""The layout of the sources, as DPDK's style has it (.editorconfig says the same to editors).
 
 Every *.c and *.h file under dataplane/, control/, include/, tests/ and tools/ (the ones git
 tracks, in a git checkout; every one found there otherwise, e.g. in a source tarball or
@@ -9,6 +9,19 @@ where git is not installed):
 2. has no line over 100 columns, a tab moving to the next multiple of 8;
 3. indents with tabs: no line's leading whitespace holds 8 spaces in a row (alignment after
    the tabs takes at most 7 spaces).
+
+Every other source of text (Python, shell scripts, meson files, Markdown, man pages):
+
+4. has no blank at the end of a line and ends with a newline;
+5. Python has no line over 100 columns; Markdown neither, outside tables, code blocks,
+   headings and lines that hold a link's address (which cannot be broken).
+
+With LSW_STYLE_COMMITS set to a git range (e.g. main..HEAD), the commits in it also:
+
+6. have a subject of at most 72 characters, and a blank line between it and the body.
+
+(Not by default: the project's older history does not hold to it, and CI checks a fresh
+clone whose range to the lead's main is not known.)
 
 Prints FILE:LINE: REASON for each violation and exits 1; else a one-line summary, exit 0.
 Usage: python3 tests/style.py [SOURCE_ROOT]   (default: $LSW_SOURCE_ROOT, else this file's ../)
@@ -41,6 +54,87 @@ def git_files(root):
     if ls.returncode != 0:
         return None
     return sorted(p for p in ls.stdout.split("\0") if p.endswith((".c", ".h")))
+
+
+def git_text_files(root):
+    """Every tracked file that is a source of text (point 4), or None outside a checkout."""
+    try:
+        ls = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True,
+                            text=True)
+    except OSError:
+        return None
+    if ls.returncode != 0:
+        return None
+    out = []
+    for rel in ls.stdout.split("\0"):
+        if not rel or rel.endswith((".c", ".h")) or not os.path.isfile(os.path.join(root, rel)):
+            continue
+        if text_kind(root, rel):
+            out.append(rel)
+    return sorted(out)
+
+
+def text_kind(root, rel):
+    """"python", "markdown", "text" (other sources of text) or None (not checked)."""
+    name = os.path.basename(rel)
+    if rel.endswith(".py"):
+        return "python"
+    if rel.endswith(".md"):
+        return "markdown"
+    if rel.endswith((".scd", ".build", ".txt", ".in")) and "corpus" not in rel:
+        return "text"
+    if name in (".editorconfig", ".clang-format", ".gitignore", "LICENSE"):
+        return "text"
+    try:
+        head = open(os.path.join(root, rel), "rb").read(64)
+    except OSError:
+        return None
+    if head.startswith(b"#!/usr/bin/python3") or head.startswith(b"#!/usr/bin/env python3"):
+        return "python"
+    if head.startswith(b"#!/bin/sh") or head.startswith(b"#!/bin/bash") or \
+            head.startswith(b"#!/usr/bin/env bash"):
+        return "text"
+    return None
+
+
+def check_text(root, rel, kind):
+    """The violations of points 4 and 5 in one file, as (line number, reason)."""
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace", newline="") as f:
+        text = f.read()
+    bad = []
+    if text and not text.endswith("\n"):
+        bad.append((text.count("\n") + 1, "no newline at the end of the file"))
+    fence = False
+    for n, line in enumerate(text.split("\n"), 1):
+        if line != line.rstrip(" \t\r"):
+            bad.append((n, "blanks at the end of the line"))
+        if kind == "markdown" and line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        long_ok = kind == "markdown" and (fence or line.lstrip().startswith(("|", "#")) or
+                                          "](" in line or "://" in line)
+        if kind in ("python", "markdown") and len(line) > MAX_COLUMNS and not long_ok:
+            bad.append((n, "%d columns, over %d" % (len(line), MAX_COLUMNS)))
+    return bad
+
+
+def check_commits(root, rng):
+    """Point 6 over the commits of git range @rng, as (commit, reason)."""
+    log = subprocess.run(["git", "-C", root, "log", "--format=%h%x00%B%x01", rng],
+                         capture_output=True, text=True)
+    if log.returncode != 0:
+        return [(rng, "git log failed: " + log.stderr.strip())]
+    bad = []
+    for entry in log.stdout.split("\x01"):
+        if not entry.strip():
+            continue
+        sha, msg = entry.strip("\n").split("\0", 1)
+        lines = msg.split("\n")
+        if len(lines[0]) > 72:
+            bad.append((sha, "subject of %d characters, over 72" % len(lines[0])))
+        if len(lines) > 1 and lines[1].strip():
+            bad.append((sha, "no blank line between the subject and the body"))
+    return bad
 
 
 def walked_files(root):
@@ -84,19 +178,29 @@ def main():
     if not files:
         print("style: no *.c or *.h file under %s in %s" % (", ".join(DIRS), root))
         return 1
+    texts = git_text_files(root) if how == "tracked by git" else []
     violations = 0
     bad_files = 0
-    for rel in files:
-        bad = check(root, rel)
+    checks = [(rel, check(root, rel)) for rel in files]
+    checks += [(rel, check_text(root, rel, text_kind(root, rel))) for rel in texts]
+    for rel, bad in checks:
         for n, reason in bad:
             print("%s:%d: %s" % (rel, n, reason))
         violations += len(bad)
         bad_files += bool(bad)
-    if violations:
-        print("style: %d violations in %d of %d files" % (violations, bad_files, len(files)))
+    rng = os.environ.get("LSW_STYLE_COMMITS")
+    commits = check_commits(root, rng) if rng else []
+    for sha, reason in commits:
+        print("commit %s: %s" % (sha, reason))
+    if violations or commits:
+        print("style: %d violations in %d of %d files, %d in commits" %
+              (violations, bad_files, len(files) + len(texts), len(commits)))
         return 1
-    print("style: %d C files %s: SPDX first lines, at most %d columns, tabs for indentation"
-          % (len(files), how, MAX_COLUMNS))
+    print("style: %d C files %s: SPDX first lines, at most %d columns, tabs for indentation; "
+          "%d other text files: no trailing blanks, final newlines, lines of Python and "
+          "Markdown prose of at most %d columns%s"
+          % (len(files), how, MAX_COLUMNS, len(texts), MAX_COLUMNS,
+             "; commits %s: subjects of at most 72 characters" % rng if rng else ""))
     return 0
 
 

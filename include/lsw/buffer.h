@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The memory manager: shared-buffer accounting in cells, modeled on a switch ASIC's MMU
- * (reference/buffers.md 1-2). A packet is charged at admission to its ingress
- * (port, PG) and egress (port, queue), each part to one bucket (reserved, shared or
- * headroom), and released exactly as charged when it leaves.
+ * (Choudhury and Hahne's dynamic thresholds; SAI's buffer model). A packet is charged at
+ * admission to its ingress (port, PG) and egress (port, queue), each part to one bucket
+ * (reserved, shared or headroom), and released exactly as charged when it leaves.
  *
  * Concurrency: each worker owns a struct lsw_buffer_lcore and is its only writer; occupancy
  * is the sum of the workers' signed deltas (a packet admitted by one worker and released
@@ -28,7 +28,7 @@ enum lsw_buffer_part { LSW_PART_RESERVED, LSW_PART_SHARED, LSW_PART_HEADROOM, LS
 
 /*
  * How a pool shares its buffer among its PGs (queues): BUFFER_POOL.policy (README, "Buffer
- * sharing policies"; reference/labs.md 3). Every policy only decides the threshold T a PG's
+ * sharing policies"). Every policy only decides the threshold T a PG's
  * (queue's) shared bytes are held under: charging, release, headroom and PFC are the same
  * code for all of them, so that what was charged is released exactly whatever the policy
  * was when a packet came in, and a lossless PG pauses at T before it can drop.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Utilization-based ECMP (reference/loadbalance.md 2.7 and 4): the modes of a next-hop
+ * Utilization-based ECMP (Broadcom DLB, SAI's adaptive routing, LetFlow): the modes of a next-hop
  * group, the quality of each uplink, and the flowlet table.
  *
  * Quality: the owner worker of every port samples, every sample interval, the bytes the port

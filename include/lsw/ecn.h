@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ECN marking for DCQCN and WRED drop, at dequeue (reference/buffers.md 4.1): on the
+ * ECN marking for DCQCN and WRED drop, at dequeue (as the HPCC and DCQCN simulators mark): on the
  * instantaneous bytes of the queue left behind the departing packet, nothing at or below
  * min, probability rising linearly to pmax at max, always above max; each packet drawn
  * independently (no RED count, no average). ECT(0)/ECT(1) packets are marked CE; others

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IEEE 802.1Qbb PFC and 802.3x PAUSE (reference/buffers.md 2.4): the frame, and each port's
+ * IEEE 802.1Qbb PFC and 802.3x PAUSE (IEEE 802.1Qbb): the frame, and each port's
  * pause state. A port's state belongs to the worker that owns the port: it receives the
  * port's PFC frames (rx side) and sends the port's own (tx side).
  */

@@ -135,6 +135,7 @@ lsw_fifo_pop(struct lsw_fifo *f)
 struct lsw_sched_dp {
 	uint64_t rate_bps;            /* the port speed */
 	uint64_t burst_bytes;         /* token bucket depth */
+	uint64_t catchup_bytes;       /* its depth while a queue waits for tokens; 0: burst */
 	uint32_t overhead;            /* wire bytes per frame beyond pkt_len */
 	uint8_t strict_mask;          /* queue bit set: strict priority (higher queue first) */
 	uint32_t quantum[LSW_NUM_QUEUES]; /* DWRR: weight * LSW_DWRR_QUANTUM bytes */
@@ -152,6 +153,7 @@ struct lsw_sched {
 	bool rr_fresh;                /* its quantum was added for this visit */
 	int64_t tokens;               /* bits * tsc_hz; negative after control frames */
 	uint64_t last;                /* tsc of the last refill */
+	bool starved;                 /* the last run left a servable queue short of tokens */
 	uint64_t pause_until[LSW_NUM_QUEUES]; /* tsc; a queue is not served before (PFC) */
 	struct lsw_pfc_port pfc;      /* the port's PFC state, same owner */
 	uint16_t n_pend;              /* frames the PMD refused, sent first next time */
@@ -161,7 +163,8 @@ struct lsw_sched {
 
 int lsw_sched_init(struct lsw_sched *s, uint32_t capacity, int socket);
 void lsw_sched_free(struct lsw_sched *s);
-/* Add tokens for the time since the last call. */
+/* Add tokens for the time since the last call: up to burst_bytes, or catchup_bytes while
+ * the port is starved (a worker that woke late owes the line what it would have sent). */
 void lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz,
 		       uint64_t now);
 /* Tokens a frame of @len bytes costs. */

@@ -130,7 +130,8 @@ def main(out):
     seeds["frame-nd"] = b"".join(fr(10, b7=t, tos=o) + fr(11, b7=t, tos=o, rest=b"\x60\0\0\0")
                                  for t in range(16) for o in (0, 1, 2, 3)) + op(OP_LOOP)
     seeds["frame-nd-resolve"] = fr(8, dst=3) + op(OP_LOOP) + clock(100, 10) + \
-        fr(11, port=3, b7=9, tos=1, rest=b"\x60\0\0\0") + op(OP_LOOP) + clock(1000, 10) + op(OP_LOOP)
+        fr(11, port=3, b7=9, tos=1, rest=b"\x60\0\0\0") + op(OP_LOOP) + clock(1000, 10) + \
+        op(OP_LOOP)
     # A lossless burst into a slow port (Ethernet8, 1 Gb/s): PG 3 pauses its sender.
     burst = b"".join(raw(i % 2, roce("10.3.0.9", size=4096, sport=49152 + i))
                      for i in range(64))

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Utilization-based ECMP with real ports (reference/loadbalance.md 1, 5 P1).
+"""Utilization-based ECMP with real ports (hash collisions of few elephant flows).
 
 1. tools/ecmp-compare with K = 4 uplinks and N = K and 2K elephant flows from one source
    IP: `hash` averaged over 20 seeds lands near the reference's random-hashing figures

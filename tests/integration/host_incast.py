@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """4:1 incast through a real lsw with lsw-host's RoCE NICs on net_memif, at 1 Gb/s with
-4 KB RoCE MTU (reference/labs.md 1, issue 15's acceptance):
+4 KB RoCE MTU (issue 15's acceptance):
 
 - PFC only (no congestion control): lsw pauses the senders before its headroom overflows;
   nothing is dropped anywhere, no packet is sent twice, every PFC frame lsw sent reached its
@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from hosttest import (jain, pfc, rates_last_half, run_hosts, star, start,  # noqa: E402
+from hosttest import (jain, pfc, rates_together, run_hosts, star, start,  # noqa: E402
                       switch_drops)
 from lswtest import run_test, tmpdir  # noqa: E402
 
@@ -30,7 +30,7 @@ def incast(tmp, cc, size="16MB"):
     hc["workload"] = [{"type": "incast", "senders": SENDERS, "receiver": "h0", "size": size}]
     if cc["algorithm"] == "dcqcn":
         # Marking well below the XOFF point of a sender's PG (about 100 KB here), so that
-        # DCQCN acts before PFC must (reference/buffers.md: ECN thresholds under XOFF):
+        # DCQCN acts before PFC must (ECN thresholds under XOFF):
         # the DCQCN paper's 5 KB with a steeper slope to 50 KB.
         sw_cfg["WRED_PROFILE"] = {"AZURE_LOSSLESS": {
             "ecn": "ecn_green", "wred_green_enable": "true", "green_min_threshold": "5KB",
@@ -77,7 +77,7 @@ def test_incast_pfc():
 def test_incast_dcqcn(pfc_only_pauses):
     tmp = tmpdir("lsw-host-dcqcn-")
     # NVIDIA's DCQCN as it runs at 10 Gb/s, stretched to this 1 Gb/s link (times x10,
-    # rates /10: reference/labs.md 4). Not 40G: there the 0.5 s run is 12 ms of the NIC's
+    # rates /10: lab speeds). Not 40G: there the 0.5 s run is 12 ms of the NIC's
     # time, alpha decays within a few stretched ms, later CNPs cut by a fraction of a
     # percent, and the shares drawn in the first 50 ms's pauses and cuts stay (Jain 0.94 in
     # one CI run; 0.956 and 0.970 in 11 here). At x10 it was 0.987-0.999 in 35 runs.
@@ -89,7 +89,7 @@ def test_incast_dcqcn(pfc_only_pauses):
     hosts = res["hosts"]
     assert hosts["h0"]["counters"]["np_cnp_sent"] > 0
     assert sum(hosts[h]["counters"]["rp_cnp_handled"] for h in SENDERS) > 0
-    rates = rates_last_half(res)
+    rates = rates_together(res)
     j = jain(list(rates.values()))
     n_pauses = sum(p["PFC_3_TX_PKTS"] for p in pauses.values())
     print("DCQCN: Jain %.3f over %s Mb/s, PFC frames %d (PFC only: %d), marked %d" % (

@@ -14,7 +14,7 @@ from lswtest import BUILD, SOURCE, Lsw, base_config
 
 # The figures a lab reads from lsw-host's results, as the labs compute them (one copy).
 sys.path.insert(0, os.path.join(SOURCE, "tools"))
-from lswlab.common import jain, rates_last_half  # noqa: E402,F401  (host_incast's)
+from lswlab.common import jain, rates_together  # noqa: E402,F401  (host_incast's)
 
 LSW_HOST = os.path.join(BUILD, "tools", "lsw-host")
 

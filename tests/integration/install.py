@@ -41,6 +41,16 @@ def test_install():
     for cfg in ("default", "tap-lab", "buffers", "ecn"):
         assert os.path.isfile(inst(os.path.join(confdir, cfg + ".json"))), cfg
     assert os.path.isfile(inst(os.path.join(datadir, "configs", "traffic", "default.pcap")))
+    # The README and the reference pages where its links find them; the man pages where
+    # scdoc rendered them (the build's "man" feature).
+    docdir = os.path.join(prefix, o["datadir"], "doc", "lsw")
+    for page in ("README.md", "LICENSE", "configs/README.md", "control/OPERATING.md",
+                 "include/lsw/COUNTERS.md"):
+        assert os.path.isfile(inst(os.path.join(docdir, page))), page
+    if os.path.exists(os.path.join(BUILD, "control", "lsw.8")):
+        for page in ("man8/lsw.8", "man8/lswctl.8", "man8/lsw-host.8", "man1/lsw-lab.1",
+                     "man5/lsw.json.5"):
+            assert os.path.isfile(inst(os.path.join(prefix, o["mandir"], page))), page
     unit_path = inst(os.path.join(unitdir, "lsw@.service"))
     unit = open(unit_path).read()
     assert "@" not in re.sub(r"lsw@|%i|\[.*\]|#.*", "", unit), "unsubstituted variable:\n" + unit

@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every external command and Python module that tests/ and tools/ use comes from a Debian
-package that tools/setup installs.
+package that tools/setup installs, in the layer of the file that uses it.
 
 A machine where a package was once installed by hand runs the suite green while a fresh
-one fails (dpdk-dev, which ships dpdk-telemetry.py, was missing for a whole round). So:
+one fails (dpdk-dev, which ships dpdk-telemetry.py, was missing for a whole round). And
+tools/setup installs in layers (run, labs, test, bench: `tools/setup --packages LAYER` lists
+one), so that running the switch does not install the test suite's or the benchmarks'
+packages; a tool of the run layer that needs a test package would fail on a machine set up
+to run. So:
 
 1. COMMANDS and MODULES below map each command and module to the package that ships it,
-   and each of those packages that a used command or module needs must be in tools/setup's
-   PACKAGES (or be Essential or required: on every Debian machine);
+   and each of those packages that a used command or module needs must be in the PACKAGES
+   of the layer of the file that uses it (LAYERS below), or be Essential or required (on
+   every Debian machine);
 2. a scan of tests/ and tools/ finds the commands they run (Python: the first string of a
    call or of a list, the argument of shutil.which; shell: the first word of a command) and
    the modules they import; each one that is installed outside the project must be in the
@@ -66,6 +71,10 @@ MODULES = {
     "numpy": "python3-numpy",
     "scapy": "python3-scapy",
 }
+# Commands a file uses only where they are installed, working without them.
+OPTIONAL = {
+    "tools/lswctl": {"tshark"},  # capture prints tshark's lines, else one line a frame
+}
 # Words at a command position that are not programs: shell builtins and keywords, and the
 # project's own tools (run from tools/ or build/).
 NOT_COMMANDS = {
@@ -76,11 +85,27 @@ NOT_COMMANDS = {
 }
 
 
-def setup_packages():
-    text = open(os.path.join(SOURCE, "tools", "setup")).read()
-    m = re.search(r'^PACKAGES="([^"]*)"', text, re.M)
-    assert m, "tools/setup has no PACKAGES=\"...\" list"
-    return set(m.group(1).split())
+# The layer of each file (the first pattern that matches its path under the source root):
+# what tools/setup LAYER installs before that file runs.
+LAYERS = [
+    ("tools/bench-", "bench"),
+    ("tools/lsw-lab", "labs"), ("tools/lswlab/", "labs"), ("tools/lsw-pcapgen", "labs"),
+    ("tools/lswtimeline.py", "labs"),
+    ("tools/run-default", "run"), ("tools/setup", "run"), ("tools/lswctl", "run"),
+    ("tools/lab-host", "run"),
+    ("", "test"),  # tests/, tools/run-tests and the test tools (fuzz-*, soak, ecmp-compare)
+]
+
+
+def layer_of(rel):
+    return next(layer for prefix, layer in LAYERS if rel.startswith(prefix))
+
+
+def setup_packages(layer):
+    r = subprocess.run([os.path.join(SOURCE, "tools", "setup"), "--packages", layer],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, "tools/setup --packages %s: %s" % (layer, r.stderr)
+    return set(r.stdout.split())
 
 
 def project_files():
@@ -165,8 +190,16 @@ SHELL_SPLIT = re.compile(r"(?:^|[;&|(`]|\$\(|\bthen\b|\bdo\b|\belse\b|\bexec\b|!
 
 def shell_uses(path):
     cmds = set()
+    in_string = False  # in a literal string of several lines (tools/setup's package lists)
     for line in open(path):
         line = line.split("#", 1)[0] if not line.lstrip().startswith("#!") else ""
+        if in_string:
+            in_string = line.count('"') % 2 == 0
+            continue
+        m = re.match(r'\s*\w+="[^"$`]*("?)', line)  # VAR="a literal": no command in it
+        if m:
+            in_string = not m.group(1)
+            line = line[m.end():]
         cmds.update(re.findall(r"\b(?:CC|CXX)=([\w.+-]+)", line))  # the compiler meson uses
         line = re.sub(r"^\s*\w+=\S*\s+", "", line)  # VAR=value cmd
         for m in SHELL_SPLIT.finditer(line):
@@ -213,7 +246,9 @@ def always_there(pkg):
 
 
 def test_packages():
-    listed = setup_packages()
+    layers = {layer: setup_packages(layer) for _, layer in LAYERS}
+    listed = set.union(*layers.values())
+    assert layers["run"] < layers["labs"] < layers["test"] and layers["run"] < layers["bench"]
     errors = []
     used_cmds, used_mods = {}, {}
     for path, kind in project_files():
@@ -221,14 +256,21 @@ def test_packages():
         if kind == "python":
             cmds, mods = python_uses(path)
             for m in mods:
-                used_mods.setdefault(m, rel)
+                used_mods.setdefault(m, []).append(rel)
         else:
             cmds = shell_uses(path)
         for c in cmds:
-            used_cmds.setdefault(c, rel)
+            used_cmds.setdefault(c, []).append(rel)
+
+    def outside_layer(pkg, users):
+        """Each file of @users whose layer does not install @pkg, as 'FILE (LAYER)'."""
+        return ["%s (%s)" % (u, layer_of(u)) for u in users
+                if pkg not in layers[layer_of(u)] and not always_there(pkg) and
+                not any(c in OPTIONAL.get(u, ()) for c, p in COMMANDS.items() if p == pkg)]
     project_tools = set(os.listdir(os.path.join(SOURCE, "tools")))
     checked = []
-    for cmd, where in sorted(used_cmds.items()):
+    for cmd, users in sorted(used_cmds.items()):
+        where = users[0]
         if cmd in NOT_COMMANDS or cmd in project_tools:
             continue
         path = system_which(cmd)
@@ -236,6 +278,9 @@ def test_packages():
             if COMMANDS[cmd] not in listed and not always_there(COMMANDS[cmd]):
                 errors.append("%s (used by %s) needs package %s, which tools/setup does not "
                               "install" % (cmd, where, COMMANDS[cmd]))
+            elif outside_layer(COMMANDS[cmd], users):
+                errors.append("%s needs package %s, which the layer of %s does not install" %
+                              (cmd, COMMANDS[cmd], ", ".join(outside_layer(COMMANDS[cmd], users))))
             if path is None:
                 errors.append("%s (used by %s) is not installed: is %s in tools/setup?" %
                               (cmd, where, COMMANDS[cmd]))
@@ -254,7 +299,8 @@ def test_packages():
         errors.append("%s (used by %s) comes from package %s: add it to COMMANDS in %s and "
                       "to tools/setup" % (cmd, where, owner, os.path.relpath(__file__, SOURCE)))
     stdlib = os.path.dirname(os.__file__)
-    for mod, where in sorted(used_mods.items()):
+    for mod, users in sorted(used_mods.items()):
+        where = users[0]
         if mod in sys.builtin_module_names or mod in ("lswtest", "lswctl"):
             continue
         spec = importlib.util.find_spec(mod) if mod not in MODULES else None
@@ -262,6 +308,10 @@ def test_packages():
             if MODULES[mod] not in listed:
                 errors.append("module %s (used by %s) needs package %s, which tools/setup "
                               "does not install" % (mod, where, MODULES[mod]))
+            elif outside_layer(MODULES[mod], users):
+                errors.append("module %s needs package %s, which the layer of %s does not "
+                              "install" % (mod, MODULES[mod],
+                                           ", ".join(outside_layer(MODULES[mod], users))))
             try:
                 spec = importlib.util.find_spec(mod)
             except (ImportError, ValueError):
@@ -293,8 +343,8 @@ def test_packages():
         errors.append("module %s (used by %s) comes from %s: add it to MODULES and to "
                       "tools/setup" % (mod, where, owner))
     assert not errors, "\n".join(errors)
-    print("%d commands and %d modules checked against tools/setup's %d packages: %s" % (
-        len(checked), len(used_mods), len(listed), " ".join(checked)))
+    print("%d commands and %d modules checked against tools/setup's %d packages in %d layers: "
+          "%s" % (len(checked), len(used_mods), len(listed), len(layers), " ".join(checked)))
 
 
 if __name__ == "__main__":

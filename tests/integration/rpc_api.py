@@ -220,7 +220,8 @@ def qos_port(sw):
     assert q["mtu"] == 1500 and q["speed"] == 25000, q
     q3 = q["queues"]["3"]
     assert q3["wred_profile"] == "DCQCN" and q3["ecn"] and q3["scheduler"] == "default", q3
-    assert q3["profile"] == "egress_lossy_profile" and q3["type"] == "DWRR", q3
+    # Queue 3 is lossless (pfc_enable): SONiC's egress_lossless_profile, as its templates bind it.
+    assert q3["profile"] == "egress_lossless_profile" and q3["type"] == "DWRR", q3
     assert all(q["queues"][str(i)]["wred_profile"] is None and not q["queues"][str(i)]["ecn"]
                for i in range(8) if i != 3), q["queues"]
     assert q["pgs"]["3"] == {"profile": "ingress_lossy_profile", "computed": False,

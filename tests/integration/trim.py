@@ -8,7 +8,8 @@ to 256 bytes, DSCP 48, queue 6; its queue 4 holds nothing and trims all.
 1. Exact: 4 KB RoCE writes (DSCP 3) and 104-byte frames (DSCP 4) from 10.0.0.1, and 4 KB
    writes from 10.0.0.9, which an ACL rule exempts (DISABLE_TRIM). tshark reads the output
    pcap: every trim is 256 bytes (a 104-byte frame re-marked whole), DSCP 48, ECN ECT(0)
-   kept, a valid IPv4 checksum, the original's UDP length; none comes from 10.0.0.9. The counters agree:
+   kept, a valid IPv4 checksum, the original's UDP length; none comes from 10.0.0.9. The
+   counters agree:
    TRIM = TX_TRIM + DROPPED_TRIM on the port, the queues and the switch; each original
    counted dropped by its reason; the trims in the pcap are TX_TRIM; drop snapshots of kind
    trim, the timeline's trim events, and lswctl's views (trim show, port trim, queue show

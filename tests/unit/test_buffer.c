@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The memory manager as a model (reference/buffers.md 1.1 and 7): dynamic thresholds (T1),
+ * The memory manager as a model (Choudhury and Hahne, IEEE/ACM ToN 1998): dynamic thresholds (T1),
  * reserve, shared and headroom charging and their release, static thresholds, lossy drops,
  * lossless never dropping while headroom is left, shared headroom, no-shared-buffer
  * profiles, cell rounding, and admission by one worker released by another.

@@ -94,6 +94,8 @@ static const char *const bads[][3] = {
 	 "not in LSW.global.workers"},
 	{"{\"LSW_PORT\": {\"Ethernet0\": {\"pci\": \"x\"}}}", "$.LSW_PORT.Ethernet0.pci",
 	 "unknown"},
+	{"{\"LSW_PORT\": {\"Ethernet0\": {\"shaper_catchup_us\": 100001}}}",
+	 "$.LSW_PORT.Ethernet0.shaper_catchup_us", "range"},
 	{"{\"LSW\": {\"global\": {\"workers\": [0]}}}", "$.LSW.global.workers", "main lcore"},
 	{"{\"LSW\": {\"global\": {\"workers\": []}}}", "$.LSW.global.workers", "array"},
 	{"{\"LSW\": {\"global\": {\"workers\": [1, 1]}}}", "$.LSW.global.workers[1]", "twice"},

@@ -418,7 +418,7 @@ test_tables_kept(void **state)
 	t_switch_free(t);
 }
 
-/* A group of three over Ethernet4, Ethernet8 and Ethernet12 (reference/loadbalance.md P3). */
+/* A group of three over Ethernet4, Ethernet8 and Ethernet12 (a failed member). */
 #define ECMP3_CONFIG(mode) \
 	"{\"STATIC_ROUTE\": {\"10.6.0.0/16\": {\"nexthop\": \"10.0.1.1,10.0.1.3,192.168.5.9\"}}," \
 	" \"NEIGH\": {\"Ethernet12|192.168.5.9\": {\"neigh\": \"02:00:00:00:0c:01\"}}," \

@@ -179,6 +179,47 @@ test_dequeue(void **state)
 	t_switch_free(t);
 }
 
+/* A starved port whose worker woke late makes up the line time it owes (the shaper's
+ * catch-up), and ECN looks at the queue less those owed bytes: the queue the line would
+ * have. Eight 1000-byte frames on the 4500-byte step: sent by a worker on time, the first
+ * three see 7000, 6000 and 5000 bytes behind them and are marked; sent by a worker 5.5
+ * frame times late on a starved port, that first run sees about 4500 bytes fewer and marks
+ * none. */
+static void
+test_dequeue_late(void **state)
+{
+	(void)state;
+	for (int late = 0; late < 2; late++) {
+		struct t_switch *t = t_switch_new(CONFIG);
+		assert_int_equal(t_start_ports(t), 0);
+		const uint64_t hz = t->sw.dp.tsc_hz;
+		const uint64_t frame_ticks = (1000 + 24) * 8 * hz / 10000000000ull;
+		uint16_t len = frame(0, 1, -1, 1000 - 42);
+		for (int i = 0; i < 8; i++)
+			t_rx(t, E0, buf, len, 1);
+		struct lsw_sched *s = t->sw.dp.sched[E4];
+		uint64_t now = 1;
+		if (late) {
+			/* No tokens yet: the run ends short of them, the port starved. */
+			assert_int_equal(lsw_egress_run(&t->w, t->conf, E4, now), 0);
+			assert_true(s->starved);
+			now += frame_ticks * 11 / 2;
+			assert_int_equal(lsw_egress_run(&t->w, t->conf, E4, now), 5);
+			assert_int_equal(t->w.buffer->ctr.q_ecn_marked_pkts[E4][1], 0);
+		} else {
+			now += hz; /* idle long: a full (small) bucket, not starved */
+		}
+		/* The rest on time. */
+		for (int i = 0; i < 16 && lsw_fifo_count(&s->q[1]) != 0; i++) {
+			now += frame_ticks;
+			lsw_egress_run(&t->w, t->conf, E4, now);
+		}
+		assert_int_equal(t->w.buffer->ctr.q_tx_pkts[E4][1], 8);
+		assert_int_equal(t->w.buffer->ctr.q_ecn_marked_pkts[E4][1], late ? 0 : 3);
+		t_switch_free(t);
+	}
+}
+
 /* RoCEv2 is counted on the way in; a CNP (opcode 0x81) rides TC 6 whatever its DSCP and is
  * never marked, while other RoCE packets in the same marking queue are. */
 static void
@@ -233,6 +274,7 @@ main(void)
 		cmocka_unit_test(test_curve),
 		cmocka_unit_test(test_mark_headers),
 		cmocka_unit_test(test_dequeue),
+		cmocka_unit_test(test_dequeue_late),
 		cmocka_unit_test(test_roce_cnp),
 		cmocka_unit_test(test_cnp_by_dscp),
 	};

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* DCQCN on a fake clock (reference/hosts.md 3 and 6.2-6.3): the NP's CNP pacing, the RP's
+/* DCQCN on a fake clock (Zhu et al., SIGCOMM 2015): the NP's CNP pacing, the RP's
  * cut, fast recovery, alpha's decay, the increase stages and each named profile. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,7 +47,7 @@ rp_cut_and_recover(void **state)
 	c.byte_counter = 0; /* the timer alone, so that the periods are exact */
 	lsw_dcqcn_rp_init(&rp, &c, LINE, 0);
 	assert_true(rp.alpha == 1.0);
-	assert_true(lsw_dcqcn_rp_cnp(&rp, &c, LINE, 1000));
+	assert_int_equal(lsw_dcqcn_rp_cnp(&rp, &c, LINE, 1000), LSW_DCQCN_CNP_CUT);
 	assert_true(fabs(rp.rc - LINE / 2.0) < 1);
 	assert_true(rp.rt == (double)LINE);
 	for (int n = 1; n <= 5; n++) {
@@ -71,6 +71,8 @@ rp_alpha_half_life(void **state)
 	(void)state;
 	lsw_dcqcn_profile(LSW_DCQCN_PAPER, LINE, &c);
 	lsw_dcqcn_rp_init(&rp, &c, LINE, 0);
+	lsw_dcqcn_rp_cnp(&rp, &c, LINE, 0); /* alpha 1 from here, its timer running */
+	assert_true(rp.alpha == 1.0);
 	for (n = 1; n < 1000; n++) {
 		lsw_dcqcn_rp_advance(&rp, &c, LINE, (uint64_t)n * c.alpha_timer_ns);
 		if (rp.alpha <= 0.5)
@@ -126,8 +128,9 @@ rp_profiles(void **state)
 	lsw_dcqcn_rp_cnp(&rp, &c, LINE, 0);
 	assert_true(rp.rc >= LINE * 0.5 - 1);
 	/* Within the rate-reduce period the CNP waits, and acts when the period ends. */
-	assert_false(lsw_dcqcn_rp_cnp(&rp, &c, LINE, 2 * US));
+	assert_int_equal(lsw_dcqcn_rp_cnp(&rp, &c, LINE, 2 * US), LSW_DCQCN_CNP_DEFERRED);
 	assert_true(rp.cnp_pending);
+	assert_int_equal(lsw_dcqcn_rp_cnp(&rp, &c, LINE, 3 * US), LSW_DCQCN_CNP_MERGED);
 	double rc = rp.rc;
 	lsw_dcqcn_rp_advance(&rp, &c, LINE, 4 * US);
 	assert_true(rp.rc < rc);
@@ -146,6 +149,80 @@ rp_profiles(void **state)
 	assert_true(rp.rc >= (double)c.min_rate_bps);
 	lsw_dcqcn_rp_advance(&rp, &c, 25000000000ull, 10000000000ull);
 	assert_true(rp.rc <= 25000000000.0);
+}
+
+/* A QP created long before its traffic: no alpha decay and no timers before its first CNP,
+ * which finds alpha at its initial value (mlx5's INITIAL_ALPHA_VALUE) and cuts with it;
+ * alpha moves after the cut (the paper's order). */
+static void
+rp_alpha_starts_at_first_cnp(void **state)
+{
+	struct lsw_dcqcn_conf c;
+	struct lsw_dcqcn_rp rp;
+
+	(void)state;
+	for (int p = 0; p < LSW_DCQCN_PROFILE_MAX; p++) {
+		lsw_dcqcn_profile((enum lsw_dcqcn_profile)p, LINE, &c);
+		lsw_dcqcn_rp_init(&rp, &c, LINE, 0);
+		lsw_dcqcn_rp_advance(&rp, &c, LINE, 1000000000ull); /* a second idle */
+		assert_true(rp.alpha == c.initial_alpha);
+		assert_true(rp.rc == (double)LINE);
+		assert_int_equal(lsw_dcqcn_rp_next(&rp, &c), UINT64_MAX);
+		assert_int_equal(lsw_dcqcn_rp_cnp(&rp, &c, LINE, 1000000000ull),
+				 LSW_DCQCN_CNP_CUT);
+		double cut = LINE * c.initial_alpha / 2;
+		double most = LINE * (100 - c.min_dec_fac) / 100.0;
+		assert_true(fabs(rp.rc - (LINE - (cut < most ? cut : most))) < 1);
+		assert_true(fabs(rp.alpha - ((1 - c.g) * c.initial_alpha + c.g)) < 1e-12);
+	}
+}
+
+/* Every CNP is a cut, a deferred cut or merged into a waiting one: over a random stream of
+ * CNPs and timer runs, cuts + deferred + merged = CNPs, and once every period has ended
+ * the decreases are the cuts and the deferred ones. Each cut leaves at most
+ * RC (1 - alpha/2) with the alpha before it. */
+static void
+rp_every_cnp_accounted(void **state)
+{
+	struct lsw_dcqcn_conf c;
+	struct lsw_dcqcn_rp rp;
+	uint64_t n[3] = {0}, now = 0, seed = 12345;
+
+	(void)state;
+	for (int p = 0; p < LSW_DCQCN_PROFILE_MAX; p++) {
+		lsw_dcqcn_profile((enum lsw_dcqcn_profile)p, LINE, &c);
+		lsw_dcqcn_scale(&c, 40);
+		lsw_dcqcn_rp_init(&rp, &c, LINE, now);
+		n[0] = n[1] = n[2] = 0;
+		for (int i = 0; i < 20000; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			now += (seed >> 33) % (2 * c.rate_timer_ns / 3 + 1);
+			if ((seed >> 20) & 1) {
+				lsw_dcqcn_rp_advance(&rp, &c, LINE, now);
+				continue;
+			}
+			lsw_dcqcn_rp_advance(&rp, &c, LINE, now);
+			double rc = rp.rc, alpha = rp.alpha;
+			bool pending = rp.cnp_pending;
+			enum lsw_dcqcn_cnp w = lsw_dcqcn_rp_cnp(&rp, &c, LINE, now);
+			n[w]++;
+			if (w == LSW_DCQCN_CNP_CUT) {
+				double most = rc * (100 - c.min_dec_fac) / 100;
+				double cut = rc * alpha / 2 < most ? rc * alpha / 2 : most;
+				assert_true(rp.rc <= rc - cut + 1 ||
+					    rp.rc == (double)c.min_rate_bps);
+			} else {
+				assert_true(rp.rc == rc);
+				assert_int_equal(w == LSW_DCQCN_CNP_MERGED, pending);
+			}
+		}
+		lsw_dcqcn_rp_advance(&rp, &c, LINE, now + c.rate_reduce_ns + 1);
+		assert_int_equal(rp.decreases, n[LSW_DCQCN_CNP_CUT] + n[LSW_DCQCN_CNP_DEFERRED]);
+		assert_true(n[LSW_DCQCN_CNP_CUT] > 0);
+		/* Only profiles with a rate-reduce period defer or merge. */
+		assert_int_equal(c.rate_reduce_ns == 0,
+				 n[LSW_DCQCN_CNP_DEFERRED] + n[LSW_DCQCN_CNP_MERGED] == 0);
+	}
 }
 
 /* A 100G profile run on a 1G link: times stretched 100x, rates shrunk 100x. */
@@ -170,6 +247,8 @@ main(void)
 		cmocka_unit_test(np_pacing),
 		cmocka_unit_test(rp_cut_and_recover),
 		cmocka_unit_test(rp_alpha_half_life),
+		cmocka_unit_test(rp_alpha_starts_at_first_cnp),
+		cmocka_unit_test(rp_every_cnp_accounted),
 		cmocka_unit_test(rp_stages),
 		cmocka_unit_test(rp_profiles),
 		cmocka_unit_test(scale),

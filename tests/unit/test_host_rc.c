@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lsw-host's RC transport and PFC on a fake wire (reference/hosts.md 2, 4 and 6.4): go-back-N
+ * lsw-host's RC transport and PFC (IEEE 802.1Qbb) on a fake wire: go-back-N
  * after a loss, a lost ACK and the retransmission timeout, the QP giving up, PFC obeyed at
  * 10/25/100G, a slow receiver pausing its sender, a storm, ARP, the workloads, and config
  * refusals by JSON path.
@@ -205,7 +205,7 @@ data_frames(struct wire *w, uint64_t from, uint64_t to)
 	return n;
 }
 
-/* PFC obeyed (reference/buffers.md T4 at the host): 0xffff quanta hold the priority for
+/* PFC obeyed (IEEE 802.1Qbb at the host): 0xffff quanta hold the priority for
  * 65535 x 512 bit times at the host's speed; nothing of it leaves meanwhile; it resumes at
  * once after; an XON ends a pause early; another priority is not held. */
 static void
@@ -396,6 +396,39 @@ ecn_cnp(void **state)
 	}
 }
 
+/* The emulator's own stalls are counted, not taken for the network's: on the fake wire,
+ * which polls when asked, none; a poll 3 ms later than asked is one stall of 3 ms, and the
+ * next rate samples carry it. */
+static void
+emulator_stalls(void **state)
+{
+	struct wire w;
+	char cfg[2048];
+
+	(void)state;
+	two_hosts(cfg, sizeof(cfg), ", \"speed\": \"1G\"", ", \"speed\": \"1G\"",
+		  "[{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", \"size\": \"4MB\"}]",
+		  false);
+	w_init(&w, cfg, NULL, 1000);
+	w.e.sample_ns = 1 * MS;
+	w_run(&w, 10 * MS);
+	assert_int_equal(w.e.stalls, 0);
+	assert_int_equal(w.e.stall_ns, 0);
+	uint64_t want = w.e.want_ns;
+	assert_true(want >= w.now && want < w.now + MS);
+	w.now = want + 3 * MS;
+	lsw_hosts_poll(&w.e, w.now);
+	assert_int_equal(w.e.stalls, 1);
+	assert_int_equal(w.e.stall_ns, 3 * MS);
+	assert_int_equal(w.e.stall_max_ns, 3 * MS);
+	w_run(&w, 20 * MS);
+	float seen = 0;
+	for (uint32_t i = 0; i < w.e.n_samples; i++)
+		seen += w.e.sample[i].stall_us;
+	assert_true(seen >= 3000 && seen < 3001);
+	w_free(&w);
+}
+
 /* Workloads expand to the QPs and messages they say, the same for a seed. */
 static void
 workloads(void **state)
@@ -566,6 +599,7 @@ main(void)
 		cmocka_unit_test(ring_two),
 		cmocka_unit_test(ttl_one),
 		cmocka_unit_test(refusals),
+		cmocka_unit_test(emulator_stalls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* lsw-host's wire formats: the ICRC against published vectors (reference/hosts.md 1, 6.1),
+/* lsw-host's wire formats: the ICRC against published vectors (InfiniBand's Annex A17),
  * frames built and parsed back, and what a switch may change without breaking the ICRC. */
 #include <stdarg.h>
 #include <stddef.h>

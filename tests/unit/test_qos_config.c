@@ -450,6 +450,129 @@ test_bad(void **state)
 	t_config_refused(base, bads, RTE_DIM(bads));
 }
 
+/* configs/default.json, the text of it (lsw's default configuration: no buffer tables). */
+static char *
+default_config(void)
+{
+	const char *root = getenv("LSW_SOURCE_ROOT");
+	char path[512];
+	static char text[1 << 16];
+
+	snprintf(path, sizeof(path), "%s/configs/default.json", root ? root : ".");
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+	fclose(f);
+	return text;
+}
+
+/* The buffer and PFC snippet of NVIDIA's "Networking for AI" SONiC deployment guide: one
+ * ingress pool, PFC on priorities 3 and 4 of a port and its watchdog. SONiC takes it onto a
+ * switch whose buffer template already holds the other pools, the lossy profiles and the
+ * bindings of the PGs and queues it leaves out. */
+#define AI_SNIPPET \
+	"{\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"mode\": \"dynamic\"," \
+	"   \"size\": \"12MB\", \"type\": \"ingress\", \"xoff\": \"2MB\"}}," \
+	" \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,4\"," \
+	"   \"pfc_watchdog_status\": \"enable\"}}}"
+
+static void
+test_sonic_snippet(void **state)
+{
+	struct lsw_errs errs;
+	struct lsw_config *c = t_config_patch(default_config(), AI_SNIPPET, &errs);
+
+	(void)state;
+	if (c == NULL)
+		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
+	const struct lsw_qos_conf *q = &c->qos;
+	/* The snippet's pool, and lsw's default egress pool beside it. */
+	assert_int_equal(q->n_pools, 2);
+	assert_string_equal(q->pool[0].name, "ingress_lossless_pool");
+	assert_int_equal(q->pool[0].size, 12 << 20);
+	assert_int_equal(q->pool[0].xoff, 2 << 20);
+	assert_string_equal(q->pool[1].name, "egress_lossy_pool");
+	assert_int_equal(q->pool[1].type, LSW_POOL_EGRESS);
+	assert_int_equal(q->pool[1].size, q->buf.total);
+	/* SONiC's default profiles, on those pools. */
+	int in = profile(c, "ingress_lossy_profile"), lossy = profile(c, "egress_lossy_profile");
+	int lossless = profile(c, "egress_lossless_profile");
+	assert_true(in >= 0 && lossy >= 0 && lossless >= 0);
+	assert_int_equal(q->profile[in].pool, 0);
+	assert_int_equal(q->profile[in].dynamic_th, 3);
+	assert_int_equal(q->profile[lossy].pool, 1);
+	assert_int_equal(q->profile[lossy].dynamic_th, 3);
+	assert_int_equal(q->profile[lossless].pool, 1);
+	assert_int_equal(q->profile[lossless].dynamic_th, 7);
+	/* Ethernet0's lossless queues 3 and 4 take egress_lossless_profile, the rest and every
+	 * other port's queues egress_lossy_profile, every PG ingress_lossy_profile. */
+	for (uint16_t port = 0; port < c->n_ports; port++)
+		for (int i = 0; i < 8; i++) {
+			bool ll = port == 0 && (i == 3 || i == 4);
+			assert_int_equal(q->port[port].q_profile[i], ll ? lossless : lossy);
+			assert_int_equal(q->port[port].pg_profile[i], in);
+		}
+	assert_int_equal(q->port[0].pfc_enable, 0x18);
+	assert_int_equal(q->port[0].pfcwd_enable, 0x18);
+	assert_int_equal(q->port[1].pfc_enable, 0);
+	lsw_config_free(c);
+
+	/* The same with the template's bindings written out, naming the default profiles. */
+	c = t_config_patch(default_config(),
+		"{\"BUFFER_QUEUE\": {\"Ethernet0|3-4\": {\"profile\": \"egress_lossless_profile\"},"
+		"  \"Ethernet0|0-2\": {\"profile\": \"egress_lossy_profile\"}},"
+		" \"BUFFER_PG\": {\"Ethernet0|0\": {\"profile\": \"ingress_lossy_profile\"}},"
+		" \"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,4\"}}}", &errs);
+	if (c == NULL)
+		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
+	assert_int_equal(c->qos.port[0].q_profile[3], profile(c, "egress_lossless_profile"));
+	lsw_config_free(c);
+}
+
+/* What SONiC refuses, lsw still refuses on top of the snippet. */
+static const char *const snippet_bads[][3] = {
+	/* sonic-pfc-priority's pattern: priorities 0-7. */
+	{"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3,8\"}}}",
+	 "$.PORT_QOS_MAP.Ethernet0.pfc_enable", "0-7"},
+	/* The watchdog watches lossless priorities only. */
+	{"{\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfcwd_sw_enable\": \"3,5\"}}}",
+	 "$.PORT_QOS_MAP.Ethernet0.pfcwd_sw_enable", "lossless"},
+	/* A profile's pool must exist (sonic-buffer-profile's leafref). */
+	{"{\"BUFFER_PROFILE\": {\"p\": {\"pool\": \"no_such_pool\", \"dynamic_th\": \"0\"}}}",
+	 "$.BUFFER_PROFILE.p.pool", "no BUFFER_POOL"},
+	/* A queue takes an egress pool's profile. */
+	{"{\"BUFFER_QUEUE\": {\"Ethernet0|3\": {\"profile\": \"ingress_lossy_profile\"}}}",
+	 "$.BUFFER_QUEUE['Ethernet0|3'].profile", "egress"},
+	/* A static pool takes static_th profiles (sonic-swss#2438): the template's dynamic
+	 * ingress_lossy_profile has none to go on, and PG 0 is left without a profile. */
+	{"{\"BUFFER_POOL\": {\"ingress_lossless_pool\": {\"mode\": \"static\"}}}",
+	 "$.PORT.Ethernet0", "no buffer profile"},
+};
+
+static void
+test_sonic_snippet_refused(void **state)
+{
+	struct lsw_errs errs;
+	struct lsw_config *c = t_config_patch(default_config(), AI_SNIPPET, &errs);
+	char merged[1 << 16];
+
+	(void)state;
+	assert_non_null(c);
+	lsw_config_free(c);
+	/* The snippet merged into the default config is the base each case patches. */
+	json_error_t je;
+	json_t *doc = json_loads(default_config(), 0, &je), *snip = json_loads(AI_SNIPPET, 0, &je);
+	assert_non_null(doc);
+	assert_non_null(snip);
+	assert_int_equal(json_object_update(doc, snip), 0);
+	char *text = json_dumps(doc, 0);
+	snprintf(merged, sizeof(merged), "%s", text);
+	free(text);
+	json_decref(doc);
+	json_decref(snip);
+	t_config_refused(merged, snippet_bads, RTE_DIM(snippet_bads));
+}
+
 int
 main(void)
 {
@@ -461,6 +584,8 @@ main(void)
 		cmocka_unit_test(test_pfcwd_entries),
 		cmocka_unit_test(test_wred),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_sonic_snippet),
+		cmocka_unit_test(test_sonic_snippet_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

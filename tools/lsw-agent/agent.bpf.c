@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lsw-agent's packet counter (reference/hosts.md 7): an XDP program on the host interface's
+ * lsw-agent's packet counter (XDP and tc BPF programs): an XDP program on the host interface's
  * ingress and a tc program on its egress read each frame's Ethernet, optional VLAN tag,
  * IPv4, UDP 4791 and BTH (and AETH for ACKs), or its MAC control header, count into per-CPU
  * maps and let the frame go on. Nothing is changed or dropped.

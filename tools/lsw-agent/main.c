@@ -348,13 +348,39 @@ print_prometheus(json_t *doc)
 	}
 }
 
+/* The options, as lsw-agent(8) documents them; --help prints them, a mistake the usage. */
 static void
-usage(void)
+usage(int status)
 {
-	fprintf(stderr, "usage: lsw-agent show|watch|check -i IFACE [-s SOCKET|tcp:HOST:PORT] "
+	FILE *f = status ? stderr : stdout;
+
+	fprintf(f, "usage: lsw-agent show|watch|check -i IFACE [-s SOCKET|tcp:HOST:PORT] "
 		"[--seconds N] [--interval S] [--json|--prometheus] [--host-ip IP] "
 		"[--host-mac MAC] [--port PORT] [--dscp D] [--priority P] [--cnp-dscp D]\n");
-	exit(2);
+	if (status == 0)
+		fprintf(f, "\nA host's RoCEv2 and PFC counters (BPF) against its lsw switch port "
+			"(lsw-agent(8)).\n\n"
+			"  show               count until --seconds have passed or Ctrl-C, then "
+			"print\n"
+			"  watch              print every --interval seconds\n"
+			"  check              check the host against its switch port's config; "
+			"exit 1 on a mismatch\n"
+			"  -i, --interface IFACE   the host's interface\n"
+			"  -s, --socket SOCKET     lsw's JSON-RPC socket, or tcp:HOST:PORT\n"
+			"  --seconds N             how long show counts\n"
+			"  --interval S            watch's refresh, in seconds (default 1)\n"
+			"  --json, --prometheus    a JSON document, or Prometheus text, not a "
+			"table\n"
+			"  --host-ip IP            the host's address (default: the interface's)\n"
+			"  --host-mac MAC          the host's MAC (default: the interface's)\n"
+			"  --port PORT             the host's switch port, when the switch has not "
+			"seen the host yet\n"
+			"  --dscp D                the DSCP of the host's RoCE data (default: what "
+			"its traffic carries)\n"
+			"  --priority P            its PFC priority (default: the same)\n"
+			"  --cnp-dscp D            its CNPs' DSCP (default: the same)\n"
+			"  -h, --help              this text\n");
+	exit(status);
 }
 
 static double
@@ -412,7 +438,8 @@ main(int argc, char **argv)
 		{"host-mac", required_argument, NULL, 'm'},
 		{"port", required_argument, NULL, 'p'}, {"dscp", required_argument, NULL, 'd'},
 		{"priority", required_argument, NULL, 'r'},
-		{"cnp-dscp", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
+		{"cnp-dscp", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
 	struct agent_host host = {.dscp = -1, .prio = -1, .cnp_dscp = -1};
 	const char *iface = NULL, *sock = NULL;
 	double seconds = 0, interval = 1;
@@ -420,12 +447,14 @@ main(int argc, char **argv)
 	int c;
 
 	if (argc < 2)
-		usage();
+		usage(2);
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+		usage(0);
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "show") && strcmp(cmd, "watch") && strcmp(cmd, "check"))
-		usage();
+		usage(2);
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "i:s:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i': iface = optarg; break;
 		case 's': sock = optarg; break;
@@ -445,11 +474,12 @@ main(int argc, char **argv)
 		case 'd': host.dscp = parse_int("--dscp", optarg, 63); break;
 		case 'r': host.prio = parse_int("--priority", optarg, 7); break;
 		case 'c': host.cnp_dscp = parse_int("--cnp-dscp", optarg, 63); break;
-		default: usage();
+		case 'h': usage(0); break;
+		default: usage(2);
 		}
 	}
 	if (iface == NULL || optind != argc || (json && prom))
-		usage();
+		usage(2);
 	if (strcmp(cmd, "check") == 0 && sock == NULL) {
 		fprintf(stderr, "lsw-agent: check needs the switch: -s SOCKET\n");
 		return 2;

@@ -2,7 +2,7 @@
 /*
  * Where a RoCE NIC moves RDMA traffic without the kernel (and consumes PFC in hardware), the
  * BPF program sees nothing of it: the agent reads the NIC's own counters instead
- * (reference/hosts.md 7), the RDMA device's hw_counters and ethtool's per-priority pause
+ * (XDP and tc BPF programs), the RDMA device's hw_counters and ethtool's per-priority pause
  * counters, and says where each came from.
  */
 #include <dirent.h>

@@ -87,11 +87,10 @@ void
 lsw_dcqcn_rp_init(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c, uint64_t line_bps,
 		  uint64_t now)
 {
+	(void)now;
 	memset(rp, 0, sizeof(*rp));
 	rp->rc = rp->rt = (double)line_bps;
 	rp->alpha = c->initial_alpha;
-	rp->alpha_next = now + c->alpha_timer_ns;
-	rp->rate_next = now + c->rate_timer_ns;
 }
 
 static double
@@ -128,20 +127,32 @@ decrease(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c, uint64_t line_
 	rp->decreases++;
 }
 
-bool
+enum lsw_dcqcn_cnp
 lsw_dcqcn_rp_cnp(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c, uint64_t line_bps,
 		 uint64_t now)
 {
-	lsw_dcqcn_rp_advance(rp, c, line_bps, now);
-	/* alpha follows every CNP; the rate at most once per rate-reduce period. */
+	enum lsw_dcqcn_cnp what = LSW_DCQCN_CNP_CUT;
+
+	if (!rp->seen_cnp) {
+		/* The first CNP creates the rate limiter: alpha and the timers start now. */
+		rp->alpha = c->initial_alpha;
+		rp->alpha_next = now + c->alpha_timer_ns;
+		rp->rate_next = now + c->rate_timer_ns;
+	} else {
+		lsw_dcqcn_rp_advance(rp, c, line_bps, now);
+	}
+	/* The rate at most once per rate-reduce period, with the alpha it had (the paper's
+	 * order: RC <- RC (1 - alpha/2), then alpha <- (1 - g) alpha + g); alpha follows
+	 * every CNP. */
+	if (rp->decreases > 0 && now - rp->last_decrease < c->rate_reduce_ns)
+		what = rp->cnp_pending ? LSW_DCQCN_CNP_MERGED : LSW_DCQCN_CNP_DEFERRED;
+	if (what == LSW_DCQCN_CNP_CUT)
+		decrease(rp, c, line_bps, now);
+	else
+		rp->cnp_pending = true;
 	rp->alpha = (1 - c->g) * rp->alpha + c->g;
 	rp->alpha_next = now + c->alpha_timer_ns;
-	if (rp->decreases > 0 && now - rp->last_decrease < c->rate_reduce_ns) {
-		rp->cnp_pending = true;
-		return false;
-	}
-	decrease(rp, c, line_bps, now);
-	return true;
+	return what;
 }
 
 /* One rate-increase event. The first F events after a cut are fast recovery; then
@@ -179,6 +190,8 @@ void
 lsw_dcqcn_rp_advance(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c,
 		     uint64_t line_bps, uint64_t now)
 {
+	if (!rp->seen_cnp)
+		return; /* no rate limiter yet: the line rate, no timers */
 	if (rp->cnp_pending && now - rp->last_decrease >= c->rate_reduce_ns)
 		decrease(rp, c, line_bps, rp->last_decrease + c->rate_reduce_ns);
 	for (int n = 0; (int64_t)(now - rp->alpha_next) >= 0; n++) {
@@ -220,6 +233,8 @@ lsw_dcqcn_rp_sent(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c, uint6
 uint64_t
 lsw_dcqcn_rp_next(const struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c)
 {
+	if (!rp->seen_cnp)
+		return UINT64_MAX;
 	uint64_t next = rp->alpha_next;
 
 	if ((int64_t)(rp->rate_next - next) < 0)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DCQCN (Zhu et al., SIGCOMM 2015; reference/hosts.md 3): the reaction point (RP) of a
+ * DCQCN (Zhu et al., SIGCOMM 2015): the reaction point (RP) of a
  * sending QP and the notification point (NP) of a receiving one. Pure functions of their
  * state and the time in nanoseconds, so that tests drive them on a fake clock.
  */
@@ -17,7 +17,7 @@ enum lsw_cc_algo {
 };
 extern const char *const lsw_cc_algo_names[LSW_CC_ALGO_MAX + 1];
 
-/* The named parameter sets of reference/hosts.md 3. */
+/* The named parameter sets: the paper's, NVIDIA's firmware's, the HPCC simulator's. */
 enum lsw_dcqcn_profile {
 	LSW_DCQCN_PAPER,     /* the paper, as the papers citing it give it */
 	LSW_DCQCN_MLX,       /* NVIDIA firmware defaults (mlxconfig, mlx5 cong.c) */
@@ -48,12 +48,15 @@ struct lsw_dcqcn_conf {
 void lsw_dcqcn_profile(enum lsw_dcqcn_profile p, uint64_t line_bps, struct lsw_dcqcn_conf *c);
 void lsw_dcqcn_scale(struct lsw_dcqcn_conf *c, double scale);
 
-/* The RP of one QP. */
+/* The RP of one QP. Until its first CNP a QP sends at the line rate with no rate limiter:
+ * alpha and the timers start there (mlx5 sets INITIAL_ALPHA_VALUE when a CNP creates the
+ * flow's rate limiter), so that a QP created long before its traffic starts is cut at its
+ * first CNP as a fresh one is. */
 struct lsw_dcqcn_rp {
 	double rc, rt;              /* current and target rate, bits/s */
 	double alpha;
-	uint64_t alpha_next;        /* when alpha next decays */
-	uint64_t rate_next;         /* when the rate timer next fires */
+	uint64_t alpha_next;        /* when alpha next decays (after the first CNP) */
+	uint64_t rate_next;         /* when the rate timer next fires (after the first CNP) */
 	uint64_t bytes;             /* bytes sent since the last byte-counter event */
 	uint32_t t_stage, b_stage;  /* increase events since the last decrease */
 	uint64_t last_decrease;
@@ -62,11 +65,18 @@ struct lsw_dcqcn_rp {
 	uint64_t decreases, increases[3]; /* fast recovery, additive, hyper */
 };
 
+/* What a CNP did: every CNP the RP receives is one of these. */
+enum lsw_dcqcn_cnp {
+	LSW_DCQCN_CNP_CUT,      /* the rate was cut now */
+	LSW_DCQCN_CNP_DEFERRED, /* inside the rate-reduce period: the cut comes at its end */
+	LSW_DCQCN_CNP_MERGED,   /* a cut already waits for that end: this CNP moved only alpha */
+};
+
 void lsw_dcqcn_rp_init(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c,
 		       uint64_t line_bps, uint64_t now);
-/* A CNP arrived: true when it decreased the rate now (false: it waits for the period). */
-bool lsw_dcqcn_rp_cnp(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c,
-		      uint64_t line_bps, uint64_t now);
+/* A CNP arrived. */
+enum lsw_dcqcn_cnp lsw_dcqcn_rp_cnp(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c,
+				    uint64_t line_bps, uint64_t now);
 /* Timers up to @now: alpha decay, rate increases, a decrease that waited. */
 void lsw_dcqcn_rp_advance(struct lsw_dcqcn_rp *rp, const struct lsw_dcqcn_conf *c,
 			  uint64_t line_bps, uint64_t now);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The host engine: what an emulated RoCE NIC does with the frames it receives and when it
- * sends (reference/hosts.md 2-4). Frames and time come from the caller; nothing here reads
+ * sends (RC transport, DCQCN, PFC). Frames and time come from the caller; nothing here reads
  * a clock or touches a device.
  *
  * Each host sends, in this order, whenever its link is free: PFC frames (never held by a
@@ -291,7 +291,7 @@ send_cnp(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t no
 		h->ctr[LSW_HC_tx_no_buffer]++;
 		return false;
 	}
-	/* UDP source port 0, as the ConnectX-4 Lx of reference/hosts.md sends its CNPs. */
+	/* UDP source port 0, as a ConnectX-4 Lx sends its CNPs. */
 	l2l3(h, peer->c.ip, h->c.dscp_cnp, h->c.prio_cnp, 0, &l);
 	lsw_roce_build(f, &l, &b, &x, 0);
 	link_take(e, h, len, now);
@@ -513,19 +513,26 @@ req_ack(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, const struct
 static void
 req_cnp(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t now)
 {
+	(void)e;
 	if (h->c.cc == LSW_CC_NONE) {
 		h->ctr[LSW_HC_rp_cnp_ignored]++;
 		qp->st.cnp_ignored++;
 		return;
 	}
-	if (lsw_dcqcn_rp_cnp(&qp->rp, &h->c.dcqcn, h->c.speed_bps, now)) {
+	switch (lsw_dcqcn_rp_cnp(&qp->rp, &h->c.dcqcn, h->c.speed_bps, now)) {
+	case LSW_DCQCN_CNP_DEFERRED:
+		h->ctr[LSW_HC_rp_cnp_deferred]++;
+		/* fall through */
+	case LSW_DCQCN_CNP_CUT:
 		h->ctr[LSW_HC_rp_cnp_handled]++;
 		qp->st.cnp_handled++;
-	} else {
+		break;
+	case LSW_DCQCN_CNP_MERGED:
+		h->ctr[LSW_HC_rp_cnp_merged]++;
 		h->ctr[LSW_HC_rp_cnp_ignored]++;
 		qp->st.cnp_ignored++;
+		break;
 	}
-	(void)e;
 }
 
 static double
@@ -1091,6 +1098,7 @@ sample_qp(struct lsw_hosts *e, struct lsw_qp *qp, uint64_t now)
 	}
 	e->sample[e->n_samples++] = (struct lsw_sample){
 		.t_ns = now - e->start_ns, .qp = qp->idx,
+		.stall_us = (float)(e->stall_ns + e->ring_full_ns - e->stall_sampled) / 1000,
 		.rate_bps = (float)qp_rate(h, qp, now),
 		.tx_bps = (float)((qp->st.bytes_sent - qp->st.bytes_sample) * 8 * NSEC_S /
 				  (double)e->sample_ns),
@@ -1114,6 +1122,25 @@ take_samples(struct lsw_hosts *e, uint64_t now)
 			sample_qp(e, qp, now);
 	}
 	e->n_idle = 0;
+	e->stall_sampled = e->stall_ns + e->ring_full_ns;
+}
+
+/* A poll later than the last one asked, by more than a stall's threshold. A poll that asked
+ * for a time already past (something was due, or waits for the ring) wanted the next at
+ * once: late from its own time. */
+static void
+stall_check(struct lsw_hosts *e, uint64_t now)
+{
+	uint64_t asked = RTE_MAX(e->want_ns, e->poll_ns);
+
+	e->poll_ns = now;
+	if (asked == 0 || now <= asked + LSW_HOST_STALL_NS)
+		return;
+	uint64_t late = now - asked;
+	e->stalls++;
+	e->stall_ns += late;
+	if (late > e->stall_max_ns)
+		e->stall_max_ns = late;
 }
 
 /* The workload's clock starts once every host here knows its gateway (and the switch has
@@ -1146,6 +1173,7 @@ lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 	uint64_t next = UINT64_MAX;
 
 	e->now = now;
+	stall_check(e, now);
 	if (!e->ready && !workload_go(e, now)) {
 		/* Only ARP until then: the hosts' own traffic waits. */
 		for (uint16_t i = 0; i < e->n_hosts; i++) {
@@ -1156,6 +1184,7 @@ lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 				tx_one(e, h, now);
 			next = earlier(next, host_next(e, h, now));
 		}
+		e->want_ns = next == UINT64_MAX ? 0 : next;
 		return next;
 	}
 	while (e->post_next < e->n_posts && due(e->post[e->post_next].at, now)) {
@@ -1195,6 +1224,7 @@ lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 		next = earlier(next, e->post[e->post_next].at);
 	if (e->sample_ns && !lsw_hosts_done(e))
 		next = earlier(next, e->sample_next);
+	e->want_ns = next == UINT64_MAX ? 0 : next;
 	return next;
 }
 

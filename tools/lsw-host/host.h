@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lsw-host: emulated RoCEv2 NICs (reference/hosts.md). One engine runs many hosts; each host
+ * lsw-host: emulated RoCEv2 NICs. One engine runs many hosts; each host
  * has a port, RC queue pairs (go-back-N), DCQCN, and PFC at its link. The engine is a pure
  * function of the frames it is given and the time in nanoseconds: main.c feeds it DPDK
  * ports and the TSC, the unit tests feed it each other's frames on a fake clock.
@@ -27,8 +27,12 @@
 #define LSW_FOREACH_HOST_CTR(X) \
 	X(np_ecn_marked_roce_packets, "CE-marked RoCE packets received (NP)") \
 	X(np_cnp_sent,                "CNPs sent (NP)") \
-	X(rp_cnp_handled,             "CNPs that cut a QP's rate (RP)") \
-	X(rp_cnp_ignored,             "CNPs that found no rate to cut: no CC, or one waiting") \
+	X(rp_cnp_handled,             "CNPs that cut a QP's rate, now or when the rate-reduce " \
+				      "period ends (RP)") \
+	X(rp_cnp_ignored,             "CNPs that cut nothing: no CC, or merged (RP)") \
+	X(rp_cnp_deferred,            "of rp_cnp_handled: cut when the rate-reduce period ends") \
+	X(rp_cnp_merged,              "of rp_cnp_ignored: a cut already waited for the period's " \
+				      "end; alpha moved") \
 	X(out_of_sequence,            "packets received ahead of the expected PSN") \
 	X(packet_seq_err,             "NAKs (PSN sequence error) received") \
 	X(local_ack_timeout_err,      "retransmission timeouts") \
@@ -226,7 +230,7 @@ struct lsw_post {
 	int32_t coll_step;
 };
 
-/* A ring all-reduce (reference/hosts.md 5): 2(n-1) steps, a barrier between them. */
+/* A ring all-reduce (as NCCL's ring): 2(n-1) steps, a barrier between them. */
 struct lsw_coll {
 	uint32_t *qps;            /* host i's QP to host i+1 */
 	uint32_t n, steps, step, done_in_step, iterations, iter;
@@ -246,7 +250,11 @@ struct lsw_sample {
 	uint64_t t_ns;
 	uint32_t qp;
 	float rate_bps, tx_bps, alpha;
+	float stall_us;                    /* the emulator's stalls in the interval (below) */
 };
+
+/* A poll later than it asked by more than this: the process did not run (preempted). */
+#define LSW_HOST_STALL_NS 1000000ull
 
 struct lsw_hosts {
 	struct lsw_host host[LSW_HOST_MAX];
@@ -262,6 +270,14 @@ struct lsw_hosts {
 	struct lsw_sample *sample;
 	uint32_t n_samples, sample_cap;
 	uint64_t sample_ns, sample_next;   /* rate sampling interval (0: none) */
+	/* The emulator's own hiccups, so that a lab tells them from what it measures: polls
+	 * later than they asked (lsw_hosts_poll's last answer) by more than
+	 * LSW_HOST_STALL_NS, and time a port's ring stayed full while frames waited (the
+	 * switch took none; main.c adds it). Neither happens to a NIC. */
+	uint64_t want_ns;                  /* when the last poll asked to be called again */
+	uint64_t poll_ns;                  /* when the last poll ran */
+	uint64_t stall_ns, stalls, stall_max_ns, ring_full_ns;
+	uint64_t stall_sampled;            /* stall_ns + ring_full_ns at the last samples */
 	uint32_t *idle, n_idle, idle_cap;  /* QPs gone idle since the last sample */
 	uint64_t base_rtt_ns;              /* added to the ideal FCT of a message */
 	uint64_t msgs_posted, msgs_done, msgs_failed, msgs_total;

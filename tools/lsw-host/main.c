@@ -275,12 +275,24 @@ progress(const struct lsw_hosts *e, uint64_t now, bool final)
 		final ? "\n" : "   ");
 }
 
+/* The options, as lsw-host(8) documents them; --help prints them, a mistake the usage. */
 static void
-usage(void)
+usage(int status)
 {
-	fprintf(stderr, "usage: lsw-host [--hosts h1,h2] [--results FILE] [--check] [--quiet] "
+	FILE *f = status ? stderr : stdout;
+
+	fprintf(f, "usage: lsw-host [--hosts h1,h2] [--results FILE] [--check] [--quiet] "
 		"CONFIG\n");
-	exit(2);
+	if (status == 0)
+		fprintf(f, "\nEmulated RoCEv2 NICs on DPDK ports (lsw-host(8), "
+			"tools/lsw-host/README.md).\n\n"
+			"  -H, --hosts LIST     run only these hosts of CONFIG (comma-separated)\n"
+			"  -r, --results FILE   write the results there (default: the config's "
+			"\"results\")\n"
+			"  -k, --check          validate CONFIG and exit\n"
+			"  -q, --quiet          no live line while running\n"
+			"  -h, --help           this text\n");
+	exit(status);
 }
 
 int
@@ -304,11 +316,12 @@ main(int argc, char **argv)
 		case 'r': results = optarg; break;
 		case 'k': check = true; break;
 		case 'q': quiet = true; break;
-		default: usage();
+		case 'h': usage(0); break;
+		default: usage(2);
 		}
 	}
 	if (optind != argc - 1)
-		usage();
+		usage(2);
 
 	/* The flow-size CDFs ship beside the configs; a config may name its own directory. */
 	if (lsw_host_config_load(argv[optind], only, &e, &run, &errs) != 0) {
@@ -370,7 +383,7 @@ main(int argc, char **argv)
 
 	struct lsw_host_run_state st = {0};
 	bool show = !quiet && isatty(STDERR_FILENO);
-	uint64_t now = now_ns(), done_at = 0, shown = 0;
+	uint64_t now = now_ns(), done_at = 0, shown = 0, full_since = 0;
 	e.io = (struct lsw_host_io){.ctx = &io, .tx_frame = tx_frame, .tx_room = tx_room};
 	if (rc == 0)
 		lsw_hosts_start(&e, now);
@@ -403,6 +416,14 @@ main(int argc, char **argv)
 				tx_flush(&io, &e.host[i]);
 				waiting += io.txq[i].n;
 			}
+		/* A ring that stays full: the switch takes no frames (lsw_hosts' stall). */
+		if (waiting != 0 && full_since == 0)
+			full_since = now;
+		else if (waiting == 0 && full_since != 0) {
+			if (now - full_since > LSW_HOST_STALL_NS)
+				e.ring_full_ns += now - full_since;
+			full_since = 0;
+		}
 		if (show && now - shown > 500000000ull) {
 			progress(&e, now, false);
 			shown = now;

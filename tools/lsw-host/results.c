@@ -78,6 +78,8 @@ host_json(const struct lsw_hosts *e, const struct lsw_host *h, uint64_t elapsed)
 			 "port_counters", port, "rx_drops", drops, "rx_payload_bytes",
 			 (json_int_t)payload, "goodput_bps",
 			 active ? (double)payload * 8e9 / (double)active : 0.0);
+	if (o == NULL)
+		return NULL;
 	/* How soon a loss was asked for again: the first NAK this host sent (any kind) and
 	 * its first timeout, in microseconds of the workload (start_unix_ns is its 0). */
 	json_object_set_new(o, "first_nak_us", h->first_nak_ns ? json_real(
@@ -86,6 +88,24 @@ host_json(const struct lsw_hosts *e, const struct lsw_host *h, uint64_t elapsed)
 			    json_real((double)(h->first_timeout_ns - e->start_ns) / 1000) :
 			    json_null());
 	json_object_set_new(o, "trim_aware", json_boolean(h->c.trim_aware));
+	/* DCQCN's parameters as the host runs them (stretched to its link), for tools that
+	 * model the same run (lsw-lab's fluid model). */
+	const struct lsw_dcqcn_conf *d = &h->c.dcqcn;
+	if (h->c.cc != LSW_CC_NONE)
+		json_object_set_new(o, "dcqcn", json_pack(
+			"{s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:b, s:f}",
+			"g", d->g, "initial_alpha", d->initial_alpha,
+			"alpha_timer_us", (double)d->alpha_timer_ns / 1000,
+			"rate_timer_us", (double)d->rate_timer_ns / 1000,
+			"byte_counter", (json_int_t)d->byte_counter,
+			"fast_recovery", (json_int_t)d->fast_recovery,
+			"rai_bps", (double)d->rai_bps, "rhai_bps", (double)d->rhai_bps,
+			"min_rate_bps", (double)d->min_rate_bps,
+			"cnp_interval_us", (double)d->cnp_interval_ns / 1000,
+			"rate_reduce_us", (double)d->rate_reduce_ns / 1000,
+			"min_dec_fac", (json_int_t)d->min_dec_fac,
+			"clamp_tgt_rate", d->clamp_tgt_rate,
+			"rate_on_first_cnp_bps", (double)d->rate_on_first_cnp_bps));
 	return o;
 }
 
@@ -176,11 +196,12 @@ lsw_host_results(const struct lsw_hosts *e, const struct lsw_host_run_state *st)
 	}
 	for (uint32_t i = 0; i < e->n_samples; i++) {
 		const struct lsw_sample *s = &e->sample[i];
-		json_array_append_new(rows, json_pack("[f, I, f, f, f]", (double)s->t_ns / 1000,
+		json_array_append_new(rows, json_pack("[f, I, f, f, f, f]", (double)s->t_ns / 1000,
 			(json_int_t)e->qp[s->qp].qpn, (double)s->rate_bps, (double)s->tx_bps,
-			(double)s->alpha));
+			(double)s->alpha, (double)s->stall_us));
 	}
-	return json_pack("{s:i, s:I, s:f, s:b, s:b, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:i, s:I, s:f, s:b, s:b, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o,"
+			 " s:o}",
 		"version", 1, "start_unix_ns", (json_int_t)st->start_unix_ns,
 		"elapsed_us", (double)elapsed / 1000, "done", st->done,
 		"interrupted", st->interrupted,
@@ -191,8 +212,12 @@ lsw_host_results(const struct lsw_hosts *e, const struct lsw_host_run_state *st)
 		"messages", json_pack("{s:[s,s,s,s,s,s], s:o}", "columns", "qpn", "seq", "size",
 				      "post_us", "fct_us", "slowdown", "rows", msgs),
 		"collectives", colls,
-		"samples", json_pack("{s:[s,s,s,s,s], s:o}", "columns", "t_us", "qpn", "rate_bps",
-				     "tx_bps", "alpha", "rows", rows),
+		"samples", json_pack("{s:[s,s,s,s,s,s], s:o}", "columns", "t_us", "qpn", "rate_bps",
+				     "tx_bps", "alpha", "stall_us", "rows", rows),
+		"emulator", json_pack("{s:I, s:f, s:f, s:f}", "stalls", (json_int_t)e->stalls,
+				      "stall_us", (double)e->stall_ns / 1000,
+				      "stall_max_us", (double)e->stall_max_ns / 1000,
+				      "ring_full_us", (double)e->ring_full_ns / 1000),
 		"memory", json_pack("{s:I, s:I, s:I, s:I}", "peak_rss_bytes",
 				    (json_int_t)st->peak_rss, "qps", (json_int_t)e->n_qps,
 				    "qp_struct_bytes", (json_int_t)sizeof(struct lsw_qp),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RoCEv2 on the wire (reference/hosts.md 1): Ethernet, an optional priority tag, IPv4, UDP
+ * RoCEv2 on the wire (the InfiniBand Architecture Specification's Annex A17): Ethernet, an
+ * optional priority tag, IPv4, UDP
  * 4791, the BTH and, by opcode, a RETH or an AETH, the payload padded to 4 bytes and the
  * ICRC. Pure functions of bytes, so that unit tests check them against published vectors.
  */
@@ -85,7 +86,7 @@ struct lsw_roce_ext {
 uint16_t lsw_roce_build(uint8_t *f, const struct lsw_roce_l2l3 *l, const struct lsw_roce_bth *b,
 			const struct lsw_roce_ext *x, uint32_t payload);
 
-/* The ICRC of the @len-byte frame at @f whose IP header is at @l3 (reference/hosts.md 1):
+/* The ICRC of the @len-byte frame at @f whose IP header is at @l3 (Annex A17):
  * CRC-32 over 8 bytes of ones, the IP header with TOS, TTL and checksum as ones, the UDP
  * header with its checksum as ones, the BTH with byte 4 as ones, and the rest up to the
  * ICRC. The frame is masked in place and restored, so that the CRC is one pass. */

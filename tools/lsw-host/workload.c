@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Workloads (reference/hosts.md 5): each entry of the config's "workload" list becomes QPs
+ * Workloads: each entry of the config's "workload" list becomes QPs
  * and messages posted at given times. Every process that reads the same file builds the
  * same QPs in the same order (QPN 0x100 + n on both ends), so that hosts split across
  * several lsw-host processes still agree; only hosts run here post.
@@ -334,7 +334,7 @@ wl_ring(struct wl *w)
 	e->msgs_total += (uint64_t)c->n * c->steps * c->iterations;
 }
 
-/* ---- Poisson arrivals from a flow-size CDF (reference/labs.md 2) -------------------- */
+/* ---- Poisson arrivals from a flow-size CDF (web search and Hadoop) -------------------- */
 
 struct cdf {
 	double size[256], pct[256];

@@ -37,24 +37,103 @@ def pfc_sent(sw, prio=3):
                if str(prio) in p["priorities"])
 
 
+WINDOW_US = 100000  # rates, fairness and utilization over 100 ms windows (labs.md's choice)
+STALL_MAX = 0.02    # a window in which the emulator stalled longer than 2% is not judged
+WIRE_EXTRA = 24     # FCS, preamble and inter-frame gap: a frame's bytes beyond its length
+
+
+def spans(res):
+    """{qpn: (start_us, end_us)}: from each QP's first message post to its last completion,
+    in µs of the workload (a flow's whole life; its samples are partial at both ends)."""
+    cols = res["messages"]["columns"]
+    iq, ip, ifct = cols.index("qpn"), cols.index("post_us"), cols.index("fct_us")
+    out = {}
+    for row in res["messages"]["rows"]:
+        a, b = row[ip], row[ip] + row[ifct]
+        s = out.get(row[iq])
+        out[row[iq]] = (min(a, s[0]), max(b, s[1])) if s else (a, b)
+    return out
+
+
+def sample_us(res):
+    """The interval of the rate samples (µs): the commonest gap between sample times."""
+    ts = sorted({r[0] for r in res["samples"]["rows"]})
+    gaps = sorted(round(b - a) for a, b in zip(ts, ts[1:]))
+    return gaps[len(gaps) // 2] if gaps else 0
+
+
+def windows(res, t0, t1, qpns, win_us=WINDOW_US):
+    """Consecutive windows of @win_us from @t0 (µs) that end by @t1, over which every QP of
+    @qpns is measured: [(start_us, {qpn: bits/s}, stall_us)]. A sample at t covers
+    (t - interval, t]; a QP's rate is its bytes sent in the window over the window, so that
+    every QP is measured over the same span (never each over its own samples). stall_us is
+    the time the emulator stalled in the window (lsw-host's stall_us column)."""
+    cols = res["samples"]["columns"]
+    it, iq, itx = cols.index("t_us"), cols.index("qpn"), cols.index("tx_bps")
+    ist = cols.index("stall_us") if "stall_us" in cols else None
+    step = sample_us(res)
+    out = []
+    if step <= 0:
+        return out
+    # Windows on the sample grid, so that each sample falls in one window whole.
+    a = step * -(-t0 // step)
+    rows = sorted(res["samples"]["rows"], key=lambda r: r[it])
+    while a + win_us <= t1 + step / 2:
+        rates = {q: 0.0 for q in qpns}
+        stall = {}
+        for r in rows:
+            if a + step / 2 < r[it] <= a + win_us + step / 2:
+                if r[iq] in rates:
+                    rates[r[iq]] += r[itx] * step / win_us
+                if ist is not None:
+                    stall[round(r[it])] = r[ist]
+        out.append((a, rates, sum(stall.values())))
+        a += win_us
+    return out
+
+
+def clean(stall_us, win_us=WINDOW_US):
+    """A window the emulator did not stall in (more than STALL_MAX of it)."""
+    return stall_us <= STALL_MAX * win_us
+
+
+def wire_factor(res):
+    """{qpn: wire bytes per payload byte} of each QP's sender, from its own counters: what
+    the link carries (frames, FCS, preamble, gap) for the payload its QPs sent."""
+    sent = {}
+    for q in res["qps"]:
+        sent[q["src"]] = sent.get(q["src"], 0) + q["bytes_sent"]
+    out = {}
+    for q in res["qps"]:
+        pc = res["hosts"][q["src"]]["port_counters"]
+        wire = pc["tx_bytes"] + WIRE_EXTRA * pc["tx_packets"]
+        out[q["qpn"]] = wire / sent[q["src"]] if sent[q["src"]] else 1.0
+    return out
+
+
 def jain(xs):
     xs = list(xs)
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if any(xs) else 0.0
 
 
-def rates_last_half(res):
-    """Each QP's mean sent rate (bits/s) over the last half of the time any QP sent."""
-    rows = res["samples"]["rows"]
-    sending = [r for r in rows if r[3] > 0]
-    if not sending:
+def rates_together(res, win_us=WINDOW_US):
+    """Each QP's mean rate (bits/s) over the clean windows in which every QP sends (from the
+    last to start to the first to end): one span for all, one window when the span is
+    shorter than two. {} when there is none."""
+    sp = spans(res)
+    if not sp:
         return {}
-    t0, t1 = min(r[0] for r in sending), max(r[0] for r in sending)
-    mid = (t0 + t1) / 2
-    by = {}
-    for t, qpn, _rate, tx, _alpha in rows:
-        if mid <= t <= t1:
-            by.setdefault(qpn, []).append(tx)
-    return {q: sum(v) / len(v) for q, v in by.items()}
+    t0, t1 = max(s[0] for s in sp.values()), min(s[1] for s in sp.values())
+    # A run shorter than a window is one window, on the sample grid.
+    step = sample_us(res)
+    if step and t1 - t0 < win_us + step:
+        win_us = step * int((t1 - t0) // step - 1)
+    if win_us <= 0:
+        return {}
+    ws = [w for w in windows(res, t0, t1, list(sp), win_us) if clean(w[2], win_us)]
+    if not ws:
+        return {}
+    return {q: sum(w[1][q] for w in ws) / len(ws) for q in sp}
 
 
 def series(res, column):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""ecmp (reference/labs.md 1, loadbalance.md 1): N equal flows from one host to another across
+"""ecmp: N equal flows from one host to another across
 a leaf with K uplinks. Hashing collides when entropy is low: over many seeds the busiest
 uplink carries E[max] flows (3.54 for 8 flows on 4 uplinks, against 2 ideally), so the last
 flow, and the collective, takes about 1.77 times as long; adaptive modes spread the flows

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""incast (reference/labs.md 1): N senders, one receiver, one switch, for each N and each
+"""incast: N senders, one receiver, one switch, for each N and each
 mode (PFC only; PFC with DCQCN and ECN; lossy). PFC turns drops into pauses; DCQCN keeps
 the queue short; without PFC and with a buffer under N bandwidth-delay products the switch
 drops and the hosts retransmit."""
@@ -39,7 +39,7 @@ def one(sc, rep, mode, n, size, rundir, record=False):
     gave_up = [q for q in res["qps"] if q["error"]]
     unaccounted = sum(q["messages_posted"] - q["messages_done"] for q in res["qps"]
                       if not q["error"])
-    rates = common.rates_last_half(res)
+    rates = common.rates_together(res)
     return {"mode": mode, "n": n, "drops": common.total(d), "drop_reasons": d, "lossless_drops":
             common.total(d) if mode in sc["expect"]["lossless_modes"] else None,
             "pause_frames": pauses,

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""policies (reference/labs.md 1-3): buffer-sharing policies compared by what users care about.
+"""policies: buffer-sharing policies (dynamic thresholds, ABM, the HPCC simulator) compared
+by what users care about.
 One switch and 8 hosts: background flows from a flow-size CDF (web search) at a given load
 between all hosts, half of them lossless and half lossy, plus periodic incast bursts into one
 host (h0); the same seeds for every policy. Per policy and seed: FCT slowdown p50/p99 for
@@ -236,7 +237,7 @@ def run(sc, rep, rundir, quick):
     # The cell sizes of the AI packet-size tuning against 256 B and 4 KB cells, under one
     # policy: buffer efficiency (bytes / bytes charged) and what the waste costs. Pools of
     # cells_pool_size: at 2 MB, 4 KB cells do not even hold 8 lossless ports' headroom (the
-    # formula scales it by cell/64, reference/buffers.md 2.2), and lsw refuses the config.
+    # formula scales it by cell/64, SONiC's dynamic headroom model), and lsw refuses the config.
     cells = {}
     size_frag = {"BUFFER_POOL": {INGRESS: {"size": sc["cells_pool_size"]},
                                  EGRESS: {"size": sc["cells_pool_size"]}}}

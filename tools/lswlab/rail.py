@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""rail (reference/labs.md 4): a rail-optimized fabric, 2 servers x 2 NICs, NIC r of each
+"""rail: a rail-optimized fabric, 2 servers x 2 NICs, NIC r of each
 server on rail leaf r, the rail leaves on one spine. A ring all-reduce within each rail
 never touches the spine; an all-to-all across the NICs does, and takes longer for it."""
 from . import common

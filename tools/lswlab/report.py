@@ -24,6 +24,7 @@ class Report:
         self.checks, self.metrics, self.plots, self.notes, self.csvs = [], {}, [], [], []
         self.tables = []
         self.commands = []
+        self.fabric = None
 
     # --- checks and metrics ---------------------------------------------------------------
 
@@ -55,26 +56,114 @@ class Report:
         self.tables.append({"title": title, "header": header, "rows": rows, "about": about})
 
     def lines(self, name, title, xlabel, ylabel, series, about, steps=False, marks=None,
-              ylim=None, log=""):
+              ylim=None, log="", model_dashed=False, hlines=None):
         """@series: {label: (xs, ys)}; @marks: [(x, label)] drawn as vertical lines; @log:
-        the axes drawn on a log scale ("x", "y", "xy")."""
+        the axes drawn on a log scale ("x", "y", "xy"); @model_dashed: series labelled
+        "model ..." dashed in the colour of the series they model (same order);
+        @hlines: [(y, label)] horizontal reference lines."""
         fig, ax = plt.subplots(figsize=(8, 4))
         if "x" in log:
             ax.set_xscale("log")
         if "y" in log:
             ax.set_yscale("log")
-        for label, (xs, ys) in series.items():
+        colour = {}
+        for k, (label, (xs, ys)) in enumerate(series.items()):
+            model = model_dashed and (label.startswith("model ") or label == "fluid model")
+            c = colour.get(label[6:], "black" if label == "fluid model" else None)
             if steps:
                 ax.step(xs, ys, where="post", label=label)
             else:
-                ax.plot(xs, ys, label=label, marker="o" if len(xs) < 12 else None)
-        for x, label in marks or []:
-            ax.axvline(x, color="gray", linestyle="--", linewidth=1)
-            ax.annotate(label, (x, 1), xycoords=("data", "axes fraction"), rotation=90,
-                        va="top", ha="right", fontsize=8)
+                (ln,) = ax.plot(xs, ys, label=label, color=c,
+                                linestyle="--" if model else "-",
+                                linewidth=1.2 if model else 1.5,
+                                marker="o" if len(xs) < 12 else None)
+                colour[label] = ln.get_color()
+        self._marks(ax, marks, hlines)
         if ylim:
             ax.set_ylim(*ylim)
         self._finish(fig, ax, name, title, xlabel, ylabel, about, len(series) > 1)
+
+    def rates(self, name, title, series, model, marks, about, line=None, smooth_ms=20):
+        """Rates in Mb/s over time (ms): each series' raw samples faint and its moving
+        average over @smooth_ms bold, so that a projector shows the trend and the room sees
+        the noise; @model {"model LABEL": (xs, ys)} dashed in LABEL's colour; @line, the
+        link's rate, as a reference line and the top of the axis."""
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        for label, (xs, ys) in series.items():
+            step = (xs[1] - xs[0]) if len(xs) > 1 else 1
+            k = max(1, int(round(smooth_ms / step)))
+            avg = [sum(ys[max(0, i - k + 1):i + 1]) / len(ys[max(0, i - k + 1):i + 1])
+                   for i in range(len(ys))]
+            (ln,) = ax.plot(xs, ys, linewidth=0.6, alpha=0.25)
+            ax.plot(xs, avg, color=ln.get_color(), linewidth=2, label=label)
+            m = model.get("model " + label)
+            if m:
+                ax.plot(m[0], m[1], color=ln.get_color(), linestyle="--", linewidth=1.2,
+                        label="model " + label)
+        hl = [(line, "line rate")] if line else []
+        self._marks(ax, marks, hl)
+        if line:
+            ax.set_ylim(0, line * 1.08)
+        self._finish(fig, ax, name, title, "time (ms)", "Mb/s", about, True)
+
+    @staticmethod
+    def _marks(ax, marks, hlines):
+        for x, label in marks or []:
+            ax.axvline(x, color="gray", linestyle=":", linewidth=1)
+            ax.annotate(label, (x, 1), xycoords=("data", "axes fraction"), rotation=90,
+                        va="top", ha="right", fontsize=9)
+        for y, label in hlines or []:
+            ax.axhline(y, color="gray", linestyle="-.", linewidth=0.8)
+            ax.annotate(label, (1, y), xycoords=("axes fraction", "data"), va="bottom",
+                        ha="right", fontsize=9, color="dimgray")
+
+    def topology(self, fab):
+        """Keep the largest fabric a run used; write() draws it (topology.png)."""
+        size = len(fab.switches) + len(fab.hosts)
+        if self.fabric is None or size > len(self.fabric.switches) + len(self.fabric.hosts):
+            self.fabric = fab
+
+    def _draw_topology(self):
+        """The fabric as the scenario built it: spines on top, other switches below, each
+        host under its switch; every link with its ports and speed."""
+        fab = self.fabric
+        tiers = [[s for s in fab.switches if s.startswith("spine")],
+                 [s for s in fab.switches if not s.startswith("spine")], list(fab.hosts)]
+        tiers = [t for t in tiers if t]
+        width = max(len(t) for t in tiers)
+        pos = {}
+        for row, names in enumerate(tiers):
+            for i, nm in enumerate(names):
+                pos[nm] = ((i + 0.5) * width / len(names), len(tiers) - 1 - row)
+        fig, ax = plt.subplots(figsize=(max(6, 1.3 * width), 1.6 * len(tiers) + 0.8))
+        for ln in fab.links:
+            (x0, y0), (x1, y1) = pos[ln["a"]], pos[ln["b"]]
+            ax.plot([x0, x1], [y0, y1], color="gray", linewidth=1, zorder=1)
+            for side, (x, y), (xo, yo) in (("a", (x0, y0), (x1, y1)), ("b", (x1, y1), (x0, y0))):
+                port = ln.get(side + "_port")
+                if port:
+                    ax.annotate(port.replace("Ethernet", "Eth"),
+                                (x + (xo - x) * 0.22, y + (yo - y) * 0.22), fontsize=7,
+                                ha="center", va="center", color="dimgray",
+                                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "lw": 0})
+        for nm, (x, y) in pos.items():
+            sw = fab.is_switch(nm)
+            ax.annotate(nm, (x, y), ha="center", va="center", fontsize=10, zorder=2,
+                        bbox={"boxstyle": "round,pad=0.4",
+                              "fc": "#cfe2f3" if sw else "#fce5cd", "ec": "black"})
+        speeds = sorted({ln["speed"] for ln in fab.links})
+        ax.set_title("Topology: %d switch%s (lsw), %d host%s (lsw-host), links %s Mb/s" % (
+            len(fab.switches), "es" if len(fab.switches) > 1 else "", len(fab.hosts),
+            "s" if len(fab.hosts) > 1 else "", "/".join(map(str, speeds))), fontsize=10)
+        ax.set_xlim(-0.2, width + 0.2)
+        ax.set_ylim(-0.6, len(tiers) - 0.4)
+        ax.axis("off")
+        fig.tight_layout()
+        fig.savefig(os.path.join(self.dir, "topology.png"), dpi=90)
+        plt.close(fig)
+        self.plots.insert(0, {"file": "topology.png", "title": "Topology",
+                              "about": "The switches and hosts this lab starts, each link "
+                                       "with its ports (net_memif between processes)."})
 
     def lanes(self, name, title, lanes, about, t_max):
         """Pause-state lanes: @lanes {label: [(start, end)]}, one row each."""
@@ -137,6 +226,8 @@ class Report:
         return all(c["pass"] for c in self.checks)
 
     def write(self, extra):
+        if self.fabric is not None:
+            self._draw_topology()
         doc = {"scenario": self.scenario["name"], "title": self.scenario.get("title", ""),
                "quick": self.quick, "pass": self.passed(), "checks": self.checks,
                "metrics": self.metrics, "plots": [p["file"] for p in self.plots],
@@ -169,8 +260,9 @@ class Report:
             for i, c in enumerate(self.checks[:14], 1):
                 for j in range(4):
                     t[i, j].set_facecolor("#e8f5e8" if c["pass"] else "#fbdada")
-        if self.plots:
-            img = plt.imread(os.path.join(self.dir, self.plots[0]["file"]))
+        data = [p for p in self.plots if p["file"] != "topology.png"] or self.plots
+        if data:
+            img = plt.imread(os.path.join(self.dir, data[0]["file"]))
             ax2 = fig.add_axes([0.02, 0.02, 0.96, 0.5])
             ax2.imshow(img)
             ax2.axis("off")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""storm (reference/labs.md 1): a NIC keeps priority 3 paused (the malfunctioning NIC of the
+"""storm: a NIC keeps priority 3 paused (the malfunctioning NIC of the
 seeds). lsw's PFC watchdog detects the storm within [D, D + poll] of the pause starting,
 applies its action (drop, forward, alert), and restores within [R, R + poll] of the pause
 ending; meanwhile another priority to the same port and traffic between other ports keep

@@ -13,6 +13,7 @@ import json
 import os
 
 PORT_STEP = 4  # Ethernet0, Ethernet4, ...
+CATCHUP_US = 2000  # a scheduler tick (4 ms at HZ 250) half covered; larger bursts fill the ring
 
 
 def merge(base, patch):
@@ -140,9 +141,16 @@ class Fabric:
                 role = "server" if side == "a" else "client"
                 dev = "net_memif%d,role=%s,socket=%s,socket-abstract=no,id=0" % (
                     int(port[8:]) // PORT_STEP, role, ln["sock"])
-                if not self.is_switch(ln[other]):
-                    dev += ",rsize=%d" % log2_slots(ln["speed"], self.frame(), 150)
                 ports[port] = {"devargs": dev, "mac": self.mac(sw, port)}
+                if not self.is_switch(ln[other]):
+                    ports[port]["devargs"] += ",rsize=%d" % log2_slots(ln["speed"], self.frame(),
+                                                                      150)
+                    # Towards a host the port makes up the line time a late worker owes
+                    # (lsw's LSW_PORT.shaper_catchup_us): a hardware port never wakes
+                    # late, and time lost leaves a standing queue behind a flow at the
+                    # line rate. Not between switches: a peer's headroom does not count
+                    # a burst above the line rate.
+                    ports[port]["shaper_catchup_us"] = CATCHUP_US
                 port_cfg[port] = {"speed": str(ln["speed"]), "mtu": str(self.mtu + 104)}
                 iface["%s|%s/31" % (port, ln[side + "_ip"])] = {}
                 peer_mac = self.mac(ln[other], ln.get(other + "_port"))

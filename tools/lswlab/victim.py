@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""victim (reference/labs.md 1; the DCQCN paper's Fig. 1): two tiers, a shared uplink. Long
+"""victim (the DCQCN paper's Fig. 1): two tiers, a shared uplink. Long
 flows F1 (h0 to r1) and F2 (h1 to r2) run; then h2 and h3 burst into r2 too. r2's port
 congests, its leaf pauses the spine, the spine's queue to that leaf fills and the spine
 pauses the source leaf's uplink, where F1 waits behind the others although r1 is idle:
