@@ -15,8 +15,8 @@ to 256 bytes, DSCP 48, queue 6; its queue 4 holds nothing and trims all.
    trim, the timeline's trim events, and lswctl's views (trim show, port trim, queue show
    --trim, Prometheus) say the same.
 2. Toggled: the replay loops (net_pcap infinite_rx) while config.set switches both
-   profiles between drop and trim ten times: trims in every trim phase, none in a drop phase,
-   and every mbuf back at the end.
+   profiles between drop and trim ten times: trims in every trim phase, none in a drop phase;
+   then, the input stopped, no queue nor pool holds a byte, and every mbuf is back.
 """
 import json
 import os
@@ -235,6 +235,16 @@ def toggled(tmp):
                 assert after == before, (i, before, after)
         port = sw.rpc("port.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]
         assert port["TRIM_PACKETS"] == port["TX_TRIM_PACKETS"] + port["DROPPED_TRIM_PACKETS"]
+        # Nothing leaked: with the input stopped (its port down), once Ethernet4 has sent
+        # what it holds, no queue and no pool holds a byte.
+        sw.rpc("port.set", {"port": "Ethernet0", "admin_status": "down"})
+
+        def empty():
+            q = sw.rpc("queue.stats", {"port": "Ethernet4"})["ports"]["Ethernet4"]
+            return all(q[i]["CURR_OCCUPANCY_BYTES"] == 0 for i in q)
+        wait_until(empty, what="Ethernet4's queues empty")
+        pools = sw.rpc("buffer.stats")["pools"]
+        assert all(p["CURR_OCCUPANCY_BYTES"] == 0 for p in pools), pools
     # Lsw.stop checked that every mbuf came back.
 
 
