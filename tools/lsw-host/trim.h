@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Hosts that use packet trimming (dataplane/TRIMMING.md, README "Trimming"): a sender that
- * marks its data trimmable (a DSCP the switch's trimming queue carries), and a trim-aware
- * receiver that knows a trimmed packet by its DSCP before the ICRC check (the ICRC of a cut
- * RoCE packet cannot verify), counts it, and NACKs that PSN at once with Ultra Ethernet's
- * NACK code; the sender then resends that PSN alone (selective repeat), while go-back-N
- * stays for real losses. The receiver keeps packets that arrive past a trimmed hole, so
- * that the one resent packet fills it. A packet resent alone may carry a DSCP of its own
- * (UET's DSCP_RTX), so that the switch carries it apart from the standing data queue where
- * it was trimmed. A stock receiver drops a trim as a bad ICRC.
+ * Hosts that use packet trimming (dataplane/TRIMMING.md, tools/lsw-host/README.md): a
+ * sender that marks its data trimmable (a DSCP the switch's trimming queue carries), and a
+ * trim-aware receiver that knows a trimmed packet by its DSCP before the ICRC check (the
+ * ICRC of a cut RoCE packet cannot verify), counts it, and NACKs that PSN at once with
+ * Ultra Ethernet's NACK code; the sender then resends that PSN alone (selective repeat),
+ * while go-back-N stays for real losses. The receiver keeps packets that arrive past a
+ * trimmed hole, so that the one resent packet fills it. A packet resent alone may carry a
+ * DSCP of its own (UET's DSCP_RTX), so that the switch carries it apart from the standing
+ * data queue where it was trimmed. A stock receiver drops a trim as a bad ICRC.
  */
 #ifndef LSW_HOST_TRIM_H
 #define LSW_HOST_TRIM_H
