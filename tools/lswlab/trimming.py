@@ -323,13 +323,14 @@ def run(sc, rep, rundir, quick):
               ["run", "messages", "p50", "p99", "count"], rows,
               "From each message's post to the ACK of its last packet (lsw-host).")
     rep.table("figures", "Per run", ["run", "goodput", "overflow to request (ms)",
-                                     "packets resent", "timeouts", "drops", "trims sent",
+                                     "packets resent", "MB resent", "timeouts", "drops",
+                                     "trims sent",
                                      "trims dropped", "pauses", "emulator stalled (ms)"],
               [[r["name"], "%.3f" % r["goodput_fraction"],
                 "%.3f" % r["first_overflow_to_request_ms"]
                 if r["first_overflow_to_request_ms"] is not None else "-",
-                r["packets_resent"], r["timeouts"], r["drops"], r["trims_sent"],
-                r["trims_dropped"], r["pause_frames"],
+                r["packets_resent"], "%.2f" % (r["bytes_resent"] / 1e6), r["timeouts"],
+                r["drops"], r["trims_sent"], r["trims_dropped"], r["pause_frames"],
                 "%.1f of %.0f" % (r["stall_ms"], r["duration_ms"])] for r in runs],
               "Goodput of the receiver's link; the time from the switch's first refusal to "
               "the hosts' first NAK or timeout; what the hosts sent again; the switch's drops, "
