@@ -209,6 +209,7 @@ json_t *lsw_errs_to_json(const struct lsw_errs *errs);
  *   config_sched.c   SCHEDULER, QUEUE
  *   config_ecn.c     WRED_PROFILE
  *   config_pfcwd.c   PFC_WD
+ *   config_trim.c    SWITCH_TRIMMING, ACL_TABLE, ACL_RULE (packet trimming)
  */
 void lsw_config_global_defaults(struct lsw_global_conf *g);
 void lsw_config_ports(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);

@@ -22,6 +22,8 @@ const char *const lsw_th_mode_names[] = {"dynamic", "static", NULL};
 /* In the order of enum lsw_pool_policy. */
 const char *const lsw_pool_policy_names[] = {"dt", "static", "complete_sharing", "partitioned",
 					      "abm", "hpcc_sim", NULL};
+/* In the order of enum lsw_discard_action. */
+const char *const lsw_discard_action_names[] = {"drop", "trim", NULL};
 
 /* "ai_packet_sizes": the frame sizes the buffer is tuned to. */
 static bool
@@ -284,11 +286,13 @@ static const struct lsw_field profile_rows[] = {
 	{.name = "xon", .type = LSW_F_SIZE, AT(xon), .max = MAX_BUFFER},
 	{.name = "xoff", .type = LSW_F_SIZE, AT(xoff), .max = MAX_BUFFER},
 	{.name = "xon_offset", .type = LSW_F_SIZE, AT(xon_offset), .max = MAX_BUFFER},
+	{.name = "packet_discard_action", .type = LSW_F_ENUM, AT(discard),
+	 .choices = lsw_discard_action_names},
 };
 #undef AT
 static const struct lsw_fields profile = LSW_FIELDS(profile_rows);
 LSW_CONFIG_OBJECT(profile, "BUFFER_PROFILE", &profile)
-enum { P_POOL, P_SIZE, P_DYNAMIC, P_STATIC, P_XON, P_XOFF, P_XON_OFFSET }; /* rows */
+enum { P_POOL, P_SIZE, P_DYNAMIC, P_STATIC, P_XON, P_XOFF, P_XON_OFFSET, P_DISCARD }; /* rows */
 
 /* The sizes of a profile of pool @pc: at most the pool (lsw_jv_size's words). */
 static void
@@ -359,6 +363,12 @@ parse_profile(const char *name, json_t *o, const char *p, void *ctx, struct lsw_
 	if (pfc && pc->type == LSW_POOL_EGRESS)
 		lsw_errs_add(errs, p, "xon/xoff belong to ingress (PG) profiles; '%s' is "
 			     "an egress pool", pc->name);
+	/* SAI's admission fail action is a queue's: a PG refuses, it does not trim. */
+	if (pr->discard == LSW_DISCARD_TRIM && pc->type != LSW_POOL_EGRESS) {
+		lsw_path_key(pf, p, "packet_discard_action");
+		lsw_errs_add(errs, pf, "trim is an egress (queue) profile's action; '%s' is an "
+			     "ingress pool", pc->name);
+	}
 	/* SONiC's size holds the private headroom (size = xon + xoff). */
 	if (pr->xoff && pc->xoff == 0 && pr->size < pr->xoff) {
 		lsw_path_key(pf, p, "size");

@@ -77,6 +77,7 @@ parse_map(const char *name, json_t *o, const char *p, void *ctx, struct lsw_errs
 	const struct map_ctx *mc = ctx;
 	struct lsw_qos_conf *q = mc->q;
 	const int k = mc->kind, nkeys = k == LSW_MAP_DSCP_TO_TC ? 64 : 8;
+	const int maxv = k == LSW_MAP_TC_TO_DSCP ? 63 : 7; /* the others give TCs, PGs, ... */
 	char pv[LSW_PATH_LEN];
 	const char *key;
 	json_t *v;
@@ -108,7 +109,7 @@ parse_map(const char *name, json_t *o, const char *p, void *ctx, struct lsw_errs
 				     "traffic classes", nkeys - 1);
 			continue;
 		}
-		if (lsw_jv_uint(v, pv, 0, 7, &x, errs))
+		if (lsw_jv_uint(v, pv, 0, (uint64_t)maxv, &x, errs))
 			m->v[kv] = (uint8_t)x;
 	}
 }
@@ -282,6 +283,7 @@ port_defaults(struct lsw_qos_conf *q)
 		for (int k = 0; k < LSW_MAP_KINDS; k++)
 			pq->map[k] = 0; /* AZURE */
 		pq->map[LSW_MAP_DOT1P_TO_TC] = LSW_NONE;
+		pq->map[LSW_MAP_TC_TO_DSCP] = LSW_NONE;
 		for (int i = 0; i < 8; i++) {
 			pq->pg_profile[i] = (uint16_t)in_prof; /* -1: LSW_NONE, refused if left */
 			pq->q_profile[i] = (uint16_t)eg_prof;
@@ -338,4 +340,6 @@ lsw_config_qos(json_t *doc, struct lsw_config *c, struct lsw_errs *errs)
 	if ((t = json_object_get(doc, "QUEUE")) != NULL)
 		lsw_config_queues(t, c, errs);
 	lsw_config_buffer_bindings(doc, c, errs);
+	if (errs->n == 0)
+		lsw_config_trim(doc, c, errs);
 }

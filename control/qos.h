@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "lsw/common.h"
+#include "lsw/trim.h"
 
 struct lsw_config;
 struct lsw_errs;
@@ -53,6 +54,33 @@ struct lsw_profile_conf {
 	uint64_t xon;
 	uint64_t xon_offset;
 	bool computed;         /* made by lsw for a BUFFER_PG "NULL" (headroom formula) */
+	uint8_t discard;       /* packet_discard_action: enum lsw_discard_action */
+};
+
+/* BUFFER_PROFILE.packet_discard_action (SONiC's packet trimming HLD): what becomes of a
+ * packet a queue of the profile refuses. */
+enum lsw_discard_action { LSW_DISCARD_DROP, LSW_DISCARD_TRIM };
+extern const char *const lsw_discard_action_names[]; /* "drop", "trim" */
+
+/* SWITCH_TRIMMING|GLOBAL, and the ACL tables and rules that exempt traffic from trimming
+ * (control/config_trim.c; include/lsw/trim.h has what the workers get). */
+#define LSW_TRIM_MAX_TABLES 8
+struct lsw_trim_conf {
+	bool set;              /* SWITCH_TRIMMING.GLOBAL given */
+	uint32_t size;         /* frame bytes a trim keeps */
+	bool from_tc;          /* dscp_value "from-tc" */
+	uint8_t dscp;          /* dscp_value */
+	uint8_t tc;            /* tc_value */
+	uint8_t queue;         /* queue_index; LSW_TRIM_QUEUE_DYNAMIC: "dynamic" */
+	uint16_t n_tables;
+	struct {
+		char name[LSW_QOS_NAME_LEN];
+		uint32_t ports;   /* bit per port */
+	} table[LSW_TRIM_MAX_TABLES];
+	uint16_t n_rules;
+	struct lsw_trim_rule rule[LSW_TRIM_MAX_RULES];
+	char rule_name[LSW_TRIM_MAX_RULES][2 * LSW_QOS_NAME_LEN]; /* "TABLE|RULE" */
+	uint16_t rule_table[LSW_TRIM_MAX_RULES];
 };
 
 enum lsw_sched_type { LSW_SCHED_DWRR, LSW_SCHED_STRICT };
@@ -87,7 +115,8 @@ struct lsw_ecn_conf {
 
 /* The classification maps: kind, their table, the PORT_QOS_MAP field that binds one.
  * PFC_TO_PG: whose PG pauses a priority; PFC_TO_QUEUE: which queue a received PFC pauses;
- * TC_TO_DOT1P: the PCP of priority-tagged frames we send. */
+ * TC_TO_DOT1P: the PCP of priority-tagged frames we send; TC_TO_DSCP: a port's DSCP for
+ * trims (SWITCH_TRIMMING dscp_value "from-tc"), unbound unless PORT_QOS_MAP binds one. */
 #define LSW_FOREACH_MAP(X) \
 	X(DSCP_TO_TC,   "DSCP_TO_TC_MAP",                     "dscp_to_tc_map") \
 	X(DOT1P_TO_TC,  "DOT1P_TO_TC_MAP",                    "dot1p_to_tc_map") \
@@ -95,7 +124,8 @@ struct lsw_ecn_conf {
 	X(TC_TO_QUEUE,  "TC_TO_QUEUE_MAP",                    "tc_to_queue_map") \
 	X(PFC_TO_PG,    "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "pfc_to_pg_map") \
 	X(PFC_TO_QUEUE, "MAP_PFC_PRIORITY_TO_QUEUE",          "pfc_to_queue_map") \
-	X(TC_TO_DOT1P,  "TC_TO_DOT1P_MAP",                    "tc_to_dot1p_map")
+	X(TC_TO_DOT1P,  "TC_TO_DOT1P_MAP",                    "tc_to_dot1p_map") \
+	X(TC_TO_DSCP,   "TC_TO_DSCP_MAP",                     "tc_to_dscp_map")
 
 enum lsw_map_kind {
 #define LSW_MAP_ENUM(kind, table, field) LSW_MAP_##kind,
@@ -176,6 +206,7 @@ struct lsw_qos_conf {
 	struct lsw_map_conf map[LSW_MAP_KINDS][LSW_MAX_MAPS];
 	struct lsw_port_qos_conf port[LSW_MAX_PORTS];
 	struct lsw_pfcwd_conf wd;
+	struct lsw_trim_conf trim;
 };
 
 /* inflight.c: what @port may have handed its PMD that the wire has not carried yet: the
@@ -211,6 +242,10 @@ void lsw_config_queues(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
 void lsw_config_ecn(json_t *t, struct lsw_qos_conf *q, struct lsw_errs *errs);
 /* config_pfcwd.c: PFC_WD, after PORT_QOS_MAP (which ports watch which priorities). */
 void lsw_config_pfcwd(json_t *t, struct lsw_config *c, struct lsw_errs *errs);
+/* config_trim.c: SWITCH_TRIMMING, ACL_TABLE and ACL_RULE, once the profiles are bound. */
+void lsw_config_trim(json_t *doc, struct lsw_config *c, struct lsw_errs *errs);
+/* The workers' part (include/lsw/trim.h) of the config @c. */
+void lsw_trim_build(const struct lsw_config *c, struct lsw_trim_dp *t);
 /* config_qos.c: a field naming an entry of another table, "name" or "[TABLE|name]" (a
  * decode.h custom row: .fn = lsw_config_ref, .arg = a struct lsw_qos_ref, ctx = the
  * struct lsw_qos_conf). Its member gets the entry's index. */

@@ -115,13 +115,14 @@ buffer_profiles(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e
 	json_t *a = json_array();
 	for (uint16_t i = 0; i < q->n_profiles; i++) {
 		const struct lsw_profile_conf *p = &q->profile[i];
-		json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:b, s:o}",
+		json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:b, s:o, s:s}",
 			"name", p->name, "pool", q->pool[p->pool].name,
 			"mode", lsw_th_mode_names[p->mode],
 			"size", (json_int_t)p->size, "xoff", (json_int_t)p->xoff,
 			"xon", (json_int_t)p->xon, "xon_offset", (json_int_t)p->xon_offset,
 			"lossless", p->xoff > 0, "computed", p->computed,
-			"used_by", profile_users(sw->cfg, i));
+			"used_by", profile_users(sw->cfg, i),
+			"packet_discard_action", lsw_discard_action_names[p->discard]);
 		if (p->mode == LSW_TH_DYNAMIC)
 			json_object_set_new(o, "dynamic_th", json_integer(p->dynamic_th));
 		else

@@ -70,7 +70,9 @@ snap_json(const struct lsw_switch *sw, const struct lsw_dropsnap *s, uint64_t se
 		"len", s->len, "caplen", s->caplen, "data", data);
 	json_object_set_new(o, "queue", s->queue == LSW_DROPSNAP_NONE ? json_null() :
 			    json_integer(s->queue));
-	json_object_set_new(o, "reason", s->kind == LSW_DROPSNAP_DROP ?
+	/* A trim has one when the trim queue refused it. */
+	json_object_set_new(o, "reason", s->kind == LSW_DROPSNAP_DROP ||
+			    (s->kind == LSW_DROPSNAP_TRIM && s->reason != 0) ?
 			    json_string(lsw_drop_name((enum lsw_drop)s->reason)) : json_null());
 	if (lsw_dropsnap_roce(s, &r))
 		json_object_set_new(o, "roce", json_pack("{s:i, s:i, s:i}", "opcode", r.opcode,

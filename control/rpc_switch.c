@@ -92,7 +92,7 @@ static const struct {
 } stats_parts[] = {
 	{"switch", "switch.info"}, {"port", "port.stats"}, {"pg", "pg.stats"},
 	{"queue", "queue.stats"}, {"buffer", "buffer.stats"}, {"pfc", "pfc.stats"},
-	{"pfcwd", "pfcwd.stats"}, {"ecmp", "ecmp.stats"},
+	{"pfcwd", "pfcwd.stats"}, {"ecmp", "ecmp.stats"}, {"trim", "trim.stats"},
 };
 
 static json_t *

@@ -202,6 +202,7 @@ lsw_snapshot_build(struct lsw_switch *sw)
 	for (uint16_t i = 0; i < c->n_ports; i++)
 		d->buffer.owner[i] = (uint8_t)d->port[i].owner; /* ABM reads drain rates there */
 	lsw_timeline_snapshot(sw, &d->timeline);
+	lsw_trim_build(c, &d->trim);
 	lsw_capture_build(sw, d);
 	if (lsw_ecmp_build(sw, d) != 0) {
 		rte_free(d);

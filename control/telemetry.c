@@ -131,6 +131,8 @@ static const struct tel_cmd cmds[] = {
 	/* A group's members alone fill most of a telemetry dict (256 entries): one group. */
 	{"/lsw/ecmp", "ecmp.stats", "An ECMP group: members, quality, packets, flowlets. "
 	 "Parameter: its prefix (default: the first group)", false, "groups", "prefix"},
+	{"/lsw/trim", "trim.stats", "Packet trimming: settings, switch and port counters, "
+	 "exemptions", false, NULL},
 	{"/lsw/capture", "capture.list", "Capture sessions: port, direction, filter, state, "
 	 "frames written and missed, file", false, NULL},
 };

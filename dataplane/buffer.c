@@ -577,8 +577,12 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 			if (unlikely(d != LSW_DROP_NONE)) {
 				/* Out of packets: the next loop leaves the rx queues alone. */
 				w->rx_hold |= d == LSW_DROP_MBUF_LIMIT;
-				lsw_count_drop(w, lsw_drop_is_egress(d) ? out : meta[x]->in_port, d,
-					       w->adm[x]);
+				/* The queue's profile says trim (include/lsw/trim.h). */
+				if (unlikely(conf->trim.q_trim[out] >> meta[x]->queue & 1))
+					lsw_trim(w, conf, w->adm[x], d);
+				else
+					lsw_count_drop(w, lsw_drop_is_egress(d) ? out :
+						       meta[x]->in_port, d, w->adm[x]);
 				continue;
 			}
 			if (likely(f != NULL)) {

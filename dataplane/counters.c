@@ -65,10 +65,16 @@ lsw_event_desc(enum lsw_event e)
 }
 
 void
-lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m)
+lsw_drop_note(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m)
 {
 	w->ctr->port[port].drop[d]++;
 	if (unlikely(lsw_load_relaxed(&w->dp->dropsnap_mode) & LSW_DROPSNAP_DROPS))
 		lsw_dropsnap_take(w, port, LSW_DROPSNAP_DROP, (uint16_t)d, m);
+}
+
+void
+lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m)
+{
+	lsw_drop_note(w, port, d, m);
 	rte_pktmbuf_free(m);
 }

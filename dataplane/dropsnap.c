@@ -5,7 +5,7 @@
 #include "lsw/dataplane.h"
 #include "lsw/dropsnap.h"
 
-const char *const lsw_dropsnap_kind_names[] = {"drop", "mark", NULL};
+const char *const lsw_dropsnap_kind_names[] = {"drop", "mark", "trim", NULL};
 
 /* Reasons counted once the packet was routed and classified, so that its metadata says
  * where it was going; the earlier ones (parsing, filters, routing) know only the port. */
@@ -68,7 +68,7 @@ lsw_dropsnap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t re
 	};
 	if (meta->flags & LSW_META_CTL) {
 		s.out_port = (uint8_t)port; /* switch-originated: only sent, never routed */
-	} else if (kind == LSW_DROPSNAP_MARK || routed(reason)) {
+	} else if (kind != LSW_DROPSNAP_DROP || routed(reason)) {
 		s.out_port = meta->out_port;
 		s.queue = meta->queue;
 	}

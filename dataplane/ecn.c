@@ -62,8 +62,10 @@ lsw_ecn_dequeue(struct lsw_worker *w, const struct lsw_ecn_dp *a, uint16_t port,
 	uint8_t *l3;
 	int ecn;
 
-	if (meta->flags & LSW_META_CNP)
-		return false; /* the congestion notification itself must get through */
+	/* The congestion notification itself must get through; a trim is a loss signal
+	 * already, never CE-marked (UEC). One test for both. */
+	if (meta->flags & (LSW_META_CNP | LSW_META_TRIMMED))
+		return false;
 	if ((ecn = ecn_field(m, &l3)) < 0)
 		return false;
 	if (ecn != 0 && a->marks) {

@@ -26,6 +26,12 @@ lsw_timeline_event(struct lsw_worker *w, uint8_t kind, uint16_t port, uint8_t id
 	put(w, &r, 1);
 }
 
+void
+lsw_timeline_put(struct lsw_worker *w, const struct lsw_tl_rec *r)
+{
+	put(w, r, 1);
+}
+
 /* Counters and occupancy are read as every other reader does: each worker's, summed. */
 #define RD(x) lsw_counter_read(&(x))
 

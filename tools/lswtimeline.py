@@ -254,9 +254,19 @@ def plot(tl, out, ports=None, title=None, window=None):
                 lanes.append(lane)
             ax[2].plot((r[0] - t0) / 1e6, lanes.index(lane), marker,
                        color="black" if xoff else "green", markersize=5)
+    # Packet trimming: a lane per trim queue, a mark per trim (x taken, red x refused).
+    for r in tl.of_kind("trim") if "trim" in tl.kinds else ():
+        name = tl.port_name(r[2])
+        if ports and name not in ports:
+            continue
+        lane = "%s q%d trims" % (name, r[3])
+        if lane not in lanes:
+            lanes.append(lane)
+        ax[2].plot((r[0] - t0) / 1e6, lanes.index(lane), "x", markersize=4,
+                   color="red" if tl.values(r)["dropped"] else "purple")
     ax[2].set_yticks(range(len(lanes)))
     ax[2].set_yticklabels(lanes, fontsize=7)
-    ax[2].set_ylabel("PFC (v sent, ^ received;\nblack XOFF, green XON)")
+    ax[2].set_ylabel("PFC (v sent, ^ received;\nblack XOFF, green XON);\ntrims (x; red: refused)")
 
     for field, style in (("ecn_marked", "-"), ("dropped", ":")):
         m = _series(tl, "queue", lambda r: (tl.port_name(r[2]), r[3]), field, ports)

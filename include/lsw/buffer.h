@@ -119,6 +119,7 @@ enum lsw_meta_flag {
 	LSW_META_CTL = 2,     /* switch-originated (ARP, ICMP): control queue, not charged */
 	LSW_META_ROCE = 4,    /* RoCEv2 */
 	LSW_META_CNP = 8,     /* RoCEv2 CNP: never marked nor WRED-dropped */
+	LSW_META_TRIMMED = 16, /* a trim (dataplane/trim.c): never marked nor WRED-dropped */
 };
 
 /* What admission charged one packet: its bytes, rounded up to cells, and the parts of its
@@ -173,7 +174,10 @@ extern uint8_t lsw_hist_bin[LSW_MAX_FRAME + 1]; /* frame length -> bin */
 	X(DROPPED_BYTES,           drop_bytes) \
 	X(WRED_ECN_MARKED_PACKETS, ecn_marked_pkts) \
 	X(WRED_ECN_MARKED_BYTES,   ecn_marked_bytes) \
-	X(WRED_DROPPED_BYTES,      wred_drop_bytes)
+	X(WRED_DROPPED_BYTES,      wred_drop_bytes) \
+	X(TRIM_PACKETS,            trim_pkts) \
+	X(TX_TRIM_PACKETS,         tx_trim_pkts) \
+	X(DROPPED_TRIM_PACKETS,    dropped_trim_pkts)
 #define LSW_FOREACH_POOL_CTR(X) \
 	X(DROPPED_PACKETS,         drops)
 /* A queue's drops by reason, the reasons of enum lsw_drop the buffer decides (admission,

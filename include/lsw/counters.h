@@ -16,7 +16,9 @@
 
 /* Port counters named as SAI's sai_port_stat_t (SAI_PORT_STAT_IF_IN_OCTETS, ...), then
  * lsw's own for RoCEv2 (UDP 4791 with a BTH): received, CNPs received (BTH opcode 0x81),
- * and RoCE packets this port marked CE on the way out. */
+ * and RoCE packets this port marked CE on the way out; then SAI's packet trimming counters
+ * of the egress port (include/lsw/trim.h): packets refused and trimmed, trims the trim
+ * queue took, and trims it refused (TRIM = TX_TRIM + DROPPED_TRIM). */
 #define LSW_FOREACH_PORT_CTR(X) \
 	X(IF_IN_OCTETS) \
 	X(IF_IN_UCAST_PKTS) \
@@ -28,7 +30,10 @@
 	X(ROCE_IN_PKTS) \
 	X(ROCE_IN_OCTETS) \
 	X(ROCE_CNP_IN_PKTS) \
-	X(ROCE_ECN_MARKED_PKTS)
+	X(ROCE_ECN_MARKED_PKTS) \
+	X(TRIM_PACKETS) \
+	X(TX_TRIM_PACKETS) \
+	X(DROPPED_TRIM_PACKETS)
 
 enum lsw_port_ctr {
 #define LSW_PORT_CTR_ENUM(n) LSW_PC_##n,

@@ -27,6 +27,7 @@
 #include "lsw/parse.h"
 #include "lsw/sched.h"
 #include "lsw/timeline.h"
+#include "lsw/trim.h"
 
 /* A port as the fast path sees it; part of the immutable snapshot. */
 struct lsw_port_dp {
@@ -85,6 +86,7 @@ struct lsw_snapshot {
 	struct lsw_ecn_dp ecn[LSW_MAX_PORTS][LSW_NUM_QUEUES];
 	struct lsw_ecmp_dp ecmp;  /* quality thresholds, group modes (control/ecmp.c) */
 	struct lsw_timeline_dp timeline; /* what the recorder records (control/timeline.c) */
+	struct lsw_trim_dp trim;  /* packet trimming; read only when a packet is refused */
 };
 _Static_assert(LSW_MAX_PORTS <= 32, "ecmp_down and the capture masks have a bit per port");
 
@@ -584,6 +586,8 @@ void lsw_egress_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf, 
 void lsw_timeline_sample(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
 void lsw_timeline_event(struct lsw_worker *w, uint8_t kind, uint16_t port, uint8_t idx,
 			uint32_t v0, uint64_t now);
+/* An event record made by the caller (one with more than v0 to say). */
+void lsw_timeline_put(struct lsw_worker *w, const struct lsw_tl_rec *r);
 /* Per loop: the samples, when a timeline runs and the interval has passed (or a new run
  * began). Off, it costs one predictable branch. */
 static inline void
@@ -616,6 +620,13 @@ uint16_t lsw_capture_tx_burst(struct lsw_worker *w, const struct lsw_snapshot *c
 /* counters.c: count @m dropped on @port for @d (and snapshot it), and free it. Out of
  * line: there are many call sites, and none is on the forwarding path. */
 void lsw_count_drop(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m);
+/* The same without freeing @m: a trim counts its original's drop, then goes on. */
+void lsw_drop_note(struct lsw_worker *w, uint16_t port, enum lsw_drop d, struct rte_mbuf *m);
+
+/* trim.c: @m, refused by the buffer for @d on a queue whose profile says trim, is counted
+ * dropped and goes on trimmed to the trim queue, or is freed (include/lsw/trim.h). */
+void lsw_trim(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbuf *m,
+	      enum lsw_drop d);
 
 /* Write the Ethernet header of a routed packet whose data starts at the Ethernet header
  * (@dmac as lsw_mac_to_u64 gives it, in its low six bytes). Two 8-byte stores, the second

@@ -17,13 +17,15 @@
 
 /* dp->dropsnap_mode bits (the control plane writes, workers read). */
 enum { LSW_DROPSNAP_DROPS = 1, LSW_DROPSNAP_MARKS = 2 };
-enum lsw_dropsnap_kind { LSW_DROPSNAP_DROP, LSW_DROPSNAP_MARK };
-extern const char *const lsw_dropsnap_kind_names[]; /* "drop", "mark" */
+/* A trim's snapshot is taken with the drops': the trim as it left (or its reason, when the
+ * trim queue refused it), after its original's drop. */
+enum lsw_dropsnap_kind { LSW_DROPSNAP_DROP, LSW_DROPSNAP_MARK, LSW_DROPSNAP_TRIM };
+extern const char *const lsw_dropsnap_kind_names[]; /* "drop", "mark", "trim" */
 
 struct lsw_dropsnap {
 	uint64_t tsc;          /* when */
 	uint16_t len;          /* the packet's length (pkt_len) */
-	uint16_t reason;       /* enum lsw_drop; 0 for marks */
+	uint16_t reason;       /* enum lsw_drop; 0 for marks and trims taken */
 	uint16_t rx_port_id;   /* DPDK port it arrived on (mbuf port); LSW_DROPSNAP_PORT_NONE */
 	uint8_t kind;          /* enum lsw_dropsnap_kind */
 	uint8_t port;          /* the lsw port the drop or mark is counted on */

@@ -42,6 +42,8 @@
 	X(ECMP_REASSIGN, "ecmp_reassign", "group", "-", "-", "-", "-", "-", "-") \
 	X(ECMP_REBALANCE, "ecmp_rebalance", "group", "-", "-", "-", "-", "-", "-") \
 	X(CONFIG,  "config",  "generation", "-", "-", "-", "-", "-", "-") \
+	X(TRIM,    "trim",    "orig_len", "len", "from_queue", "dropped", "-", "-", \
+	  "-") \
 	X(LOST,    "lost",    "-", "records", "-", "-", "-", "-", "-")
 
 enum lsw_tl_kind {
@@ -52,9 +54,10 @@ enum lsw_tl_kind {
 };
 
 /*
- * One record. @idx is the queue (QUEUE, WD_*), PG (PG), pool (POOL), priority (PFC_TX,
- * PFC_RX), member (ECMP_*) or worker (LOST); LSW_TL_NONE where none applies, as is @port
- * for POOL, CONFIG and LOST. 64 bytes: one cache line, one store burst per record.
+ * One record. @idx is the queue (QUEUE, WD_*; TRIM: the trim queue), PG (PG), pool (POOL),
+ * priority (PFC_TX, PFC_RX), member (ECMP_*) or worker (LOST); LSW_TL_NONE where none
+ * applies, as is @port for POOL, CONFIG and LOST. 64 bytes: one cache line, one store burst
+ * per record.
  */
 struct lsw_tl_rec {
 	uint64_t t;           /* worker: TSC; in files: Unix ns */

@@ -21,7 +21,7 @@ METHODS = {"rpc.methods", "switch.info", "port.list", "port.stats", "port.set", 
            "drops.clear", "ecmp.groups", "ecmp.stats", "stats.get", "config.save",
            "config.diff", "route.add", "route.del", "neighbor.add", "neighbor.del",
            "timeline.start", "timeline.stop", "timeline.status", "timeline.save",
-           "capture.start", "capture.stop", "capture.list", "qos.port"}
+           "capture.start", "capture.stop", "capture.list", "qos.port", "trim.stats"}
 
 
 class Raw:
@@ -378,7 +378,7 @@ def edits(sw, tmp):
     # stats.get: every part, one timestamp that moves forward.
     a, b = sw.rpc("stats.get"), sw.rpc("stats.get")
     assert set(a) == {"timestamp_ns", "switch", "port", "pg", "queue", "buffer", "pfc",
-                      "pfcwd", "ecmp"}, set(a)
+                      "pfcwd", "ecmp", "trim"}, set(a)
     assert b["timestamp_ns"] > a["timestamp_ns"]
     assert set(a["port"]["ports"]) == {"Ethernet0", "Ethernet4"}
     assert b["switch"]["rpc"]["requests"] > a["switch"]["rpc"]["requests"]
@@ -417,7 +417,7 @@ def tcp_and_idle(sw, sock, port):
 
 TELEMETRY = {"/lsw/info", "/lsw/ports", "/lsw/port_stats", "/lsw/queue_stats", "/lsw/pg_stats",
              "/lsw/pfc_stats", "/lsw/pfcwd", "/lsw/buffer", "/lsw/ecmp", "/lsw/timeline",
-             "/lsw/capture"}
+             "/lsw/capture", "/lsw/trim"}
 
 
 def telemetry(sw, prefix):

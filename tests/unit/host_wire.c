@@ -110,6 +110,8 @@ w_settle(struct wire *w)
 			continue;
 		f->to = host_by_mac(w, f->b, f->from);
 		w->sent++;
+		if (w->mutate != NULL)
+			w->mutate(w, f, w->mutate_arg);
 		if (w->keep) {
 			if (w->n_log == w->log_cap) {
 				w->log_cap = w->log_cap ? 2 * w->log_cap : 256;

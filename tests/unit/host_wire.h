@@ -24,6 +24,8 @@ struct w_frame {
 struct wire;
 /* Return false to drop the frame (called once per frame, when it is sent). */
 typedef bool (*w_filter)(struct wire *w, const struct w_frame *f, void *arg);
+/* Change the frame on its way, as a switch would (called before the filter). */
+typedef void (*w_mutate)(struct wire *w, struct w_frame *f, void *arg);
 
 struct wire {
 	struct lsw_hosts e;
@@ -33,6 +35,8 @@ struct wire {
 	uint64_t delay_ns, now, sent, dropped, lost;
 	w_filter filter;
 	void *arg;
+	w_mutate mutate;
+	void *mutate_arg;
 	/* Every frame sent, when @keep: the test reads them afterwards. */
 	bool keep;
 	struct w_frame *log;

@@ -505,11 +505,15 @@ next:
 	}
 }
 
-/* Either switch of a pair, changed alike. */
+/* Either switch of a pair, changed alike. One frame in four to Ethernet4's queues 0-6 is
+ * refused (no reserve, no shared buffer) and trimmed (to 60-315 bytes, to queue 7), so that
+ * both ways must make the same trims too. */
 static void
 both_conf(struct t_switch *t, int i)
 {
 	struct lsw_snapshot *c = t->conf;
+	const bool trim = i % 4 == 1;
+	static const struct lsw_prof_dp refuse = {.dynamic = 1, .shift = -8};
 
 	c->direct = i >= 60000; /* the second half in "direct" forwarding */
 	c->port[T_PORT4].admin_up = i % 23 != 0;
@@ -517,13 +521,20 @@ both_conf(struct t_switch *t, int i)
 	c->cnp_tc = i % 3 == 0 ? LSW_CNP_TC_DSCP : 6;
 	for (int d = 0; d < 64; d++)
 		c->buffer.dscp_tc[T_PORT0][d] = (uint8_t)(d % 8);
+	for (int q = 0; q < 7; q++)
+		c->buffer.q[T_PORT4][q] = trim ? refuse : c->buffer.q[T_PORT4][7];
+	c->trim.q_trim[T_PORT4] = trim ? 0x7f : 0;
+	c->trim.size = (uint16_t)(60 + i % 256);
+	c->trim.dscp[T_PORT4] = (uint8_t)(i % 64);
+	c->trim.queue = 7;
 }
 
 /*
  * The fast path (lsw_ipv4_fast) against the careful way (lsw_parse, lsw_ipv4_input) on
  * 120,000 frames of every kind, each fed to one switch of a pair: frames the fast path
  * takes must leave both switches alike (the frames sent, their meta, every counter and
- * drop, the buffer's state), and a frame it leaves must be as it was, nothing counted.
+ * drop, the buffer's state, the trims of refused frames), and a frame it leaves must be as
+ * it was, nothing counted.
  */
 static void
 test_fast_equals_careful(void **state)
@@ -599,6 +610,8 @@ test_fast_equals_careful(void **state)
 			assert_memory_equal(a->w.buffer, b->w.buffer, sizeof(*a->w.buffer));
 	}
 	assert_true(took > 10000 && left > 10000);
+	/* Trims were made, both ways, and taken by their queue. */
+	assert_true(a->sw.dp.ctr[0].port[T_PORT4].ctr[LSW_PC_TX_TRIM_PACKETS] > 1000);
 	lsw_worker_drop_all(&a->w, a->conf); /* what waits for ARP */
 	lsw_worker_drop_all(&b->w, b->conf);
 	t_switch_free(a);

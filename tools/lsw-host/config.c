@@ -169,6 +169,7 @@ host_names(bool with_identity)
 		names[n++] = "gateway";
 	}
 	names[n++] = "storm";
+	names[n++] = "trim";
 	names[n++] = "cc";
 	names[n++] = "timeout";
 	names[n] = NULL;
@@ -301,6 +302,8 @@ host_defaults(struct lsw_host_conf *c, uint16_t idx)
 	c->rto_ns = 4096ull << 14; /* timeout 14: 67 ms, a common setting */
 	c->retry_cnt = 7;
 	c->ttl_one_psn = -1;
+	c->dscp_trimmable = 0xff; /* data not marked trimmable */
+	c->dscp_rtx = 0xff;       /* resent packets as the data */
 }
 
 static void
@@ -326,6 +329,81 @@ read_storm(json_t *v, const char *path, struct lsw_host_conf *c, struct lsw_errs
 	read_fields(v, path, f, sizeof(f) / sizeof(f[0]), c, errs);
 }
 
+/* A DSCP or a list of them, as a bit mask. */
+static bool
+read_dscps(json_t *v, const char *path, uint64_t *mask, struct lsw_errs *errs)
+{
+	char p[LSW_PATH_LEN];
+	uint64_t x;
+	json_t *e;
+	size_t i;
+
+	*mask = 0;
+	if (!json_is_array(v)) {
+		if (!lsw_jv_uint(v, path, 0, 63, &x, errs))
+			return false;
+		*mask = 1ull << x;
+		return true;
+	}
+	json_array_foreach(v, i, e) {
+		lsw_path_index(p, path, i);
+		if (!lsw_jv_uint(e, p, 0, 63, &x, errs))
+			return false;
+		*mask |= 1ull << x;
+	}
+	return true;
+}
+
+/* "trim": data marked trimmable (trimmable_dscp), and a trim-aware receiver and sender
+ * (aware; trimmed_dscp, last_hop_dscp: the DSCPs the switch gives trims). trim.h. */
+static void
+read_trim(json_t *v, const char *path, struct lsw_host_conf *c, struct lsw_errs *errs)
+{
+	static const char *const names[] = {"trimmable_dscp", "aware", "trimmed_dscp",
+					    "last_hop_dscp", "rtx_dscp", NULL};
+	char p[LSW_PATH_LEN];
+	unsigned int before = errs->n;
+	uint64_t x;
+	json_t *f;
+
+	if (!lsw_jv_object(v, path, names, errs))
+		return;
+	lsw_path_key(p, path, "trimmable_dscp");
+	if ((f = json_object_get(v, "trimmable_dscp")) != NULL && lsw_jv_uint(f, p, 0, 63, &x,
+									     errs))
+		c->dscp_trimmable = (uint8_t)x;
+	lsw_path_key(p, path, "rtx_dscp");
+	if ((f = json_object_get(v, "rtx_dscp")) != NULL && lsw_jv_uint(f, p, 0, 63, &x, errs))
+		c->dscp_rtx = (uint8_t)x;
+	lsw_path_key(p, path, "trimmed_dscp");
+	if ((f = json_object_get(v, "trimmed_dscp")) != NULL)
+		read_dscps(f, p, &c->dscp_trimmed, errs);
+	lsw_path_key(p, path, "last_hop_dscp");
+	if ((f = json_object_get(v, "last_hop_dscp")) != NULL)
+		read_dscps(f, p, &c->dscp_trimmed_last_hop, errs);
+	/* Aware as soon as it knows a trim DSCP, unless told it is a stock receiver. */
+	c->trim_aware = (c->dscp_trimmed | c->dscp_trimmed_last_hop) != 0;
+	lsw_path_key(p, path, "aware");
+	if ((f = json_object_get(v, "aware")) != NULL)
+		lsw_jv_bool(f, p, &c->trim_aware, errs);
+	if (errs->n != before)
+		return;
+	if (c->trim_aware && (c->dscp_trimmed | c->dscp_trimmed_last_hop) == 0)
+		lsw_errs_add(errs, path, "a trim-aware host knows trims by their DSCP: give "
+			     "trimmed_dscp or last_hop_dscp");
+	else if (c->dscp_trimmable < 64 &&
+		 ((c->dscp_trimmed | c->dscp_trimmed_last_hop) >> c->dscp_trimmable & 1)) {
+		lsw_path_key(p, path, "trimmable_dscp");
+		lsw_errs_add(errs, p, "DSCP %u marks data trimmable: it cannot also mark trims",
+			     c->dscp_trimmable);
+	} else if (c->dscp_rtx < 64 &&
+		   ((c->dscp_trimmed | c->dscp_trimmed_last_hop) >> c->dscp_rtx & 1)) {
+		lsw_path_key(p, path, "rtx_dscp");
+		lsw_errs_add(errs, p, "DSCP %u marks resent packets: it cannot also mark trims",
+			     c->dscp_rtx);
+	}
+}
+
 static void
 read_host(json_t *v, const char *path, struct lsw_host_conf *c, struct lsw_errs *errs)
 {
@@ -342,6 +420,10 @@ read_host(json_t *v, const char *path, struct lsw_host_conf *c, struct lsw_errs 
 	if ((x = json_object_get(v, "storm")) != NULL) {
 		lsw_path_key(p, path, "storm");
 		read_storm(x, p, c, errs);
+	}
+	if ((x = json_object_get(v, "trim")) != NULL) {
+		lsw_path_key(p, path, "trim");
+		read_trim(x, p, c, errs);
 	}
 }
 

@@ -233,17 +233,18 @@ send_arp(struct lsw_hosts *e, struct lsw_host *h, bool reply, uint64_t now)
 	return true;
 }
 
-/* The responder's ACK or NAK of @qp, as it stands now (the latest replaces the earlier). */
+/* An ACK or NAK of @qp's responder: AETH @syndrome, naming @psn. */
 static bool
-send_ack(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t now)
+send_aeth(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint8_t syndrome,
+	  uint32_t psn, uint64_t now)
 {
 	const struct lsw_host *peer = &e->host[qp->src];
 	uint16_t len = lsw_roce_frame_len(h->c.priority_tagging, LSW_OP_ACK, 0);
 	uint8_t *f = e->io.tx_frame(e->io.ctx, h, len);
 	struct lsw_roce_l2l3 l;
 	struct lsw_roce_bth b = {.opcode = LSW_OP_ACK, .pkey = LSW_ROCE_PKEY, .dqpn = qp->qpn,
-				 .psn = (uint32_t)qp->ack_psn};
-	struct lsw_roce_ext x = {.syndrome = qp->ack_syndrome, .msn = qp->msn};
+				 .psn = psn};
+	struct lsw_roce_ext x = {.syndrome = syndrome, .msn = qp->msn};
 
 	if (f == NULL) {
 		h->ctr[LSW_HC_tx_no_buffer]++;
@@ -252,9 +253,22 @@ send_ack(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t no
 	l2l3(h, peer->c.ip, h->c.dscp_ack, h->c.prio_ack, qp->sport, &l);
 	lsw_roce_build(f, &l, &b, &x, 0);
 	link_take(e, h, len, now);
+	if (LSW_AETH_IS_NAK(syndrome)) {
+		qp->st.naks_sent++;
+		if (h->first_nak_ns == 0)
+			h->first_nak_ns = now;
+	}
+	return true;
+}
+
+/* The responder's ACK or NAK of @qp, as it stands now (the latest replaces the earlier). */
+static bool
+send_ack(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t now)
+{
+	if (!send_aeth(e, h, qp, qp->ack_syndrome, (uint32_t)qp->ack_psn, now))
+		return false;
 	if (LSW_AETH_IS_NAK(qp->ack_syndrome)) {
 		h->ctr[LSW_HC_resp_nak_sent]++;
-		qp->st.naks_sent++;
 	} else {
 		h->ctr[LSW_HC_resp_ack_sent]++;
 		qp->st.acks_sent++;
@@ -283,6 +297,18 @@ send_cnp(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t no
 	link_take(e, h, len, now);
 	h->ctr[LSW_HC_np_cnp_sent]++;
 	qp->st.cnps_sent++;
+	return true;
+}
+
+/* A trim NACK (trim.h): an AETH NAK of UET's code for the trimmed PSN, sent at once. */
+static bool
+send_trim_nak(struct lsw_hosts *e, struct lsw_host *h, const struct lsw_trim_nak *n,
+	      uint64_t now)
+{
+	if (!send_aeth(e, h, &e->qp[n->qp], (uint8_t)LSW_AETH_NAK_TRIM(n->code), n->psn, now))
+		return false;
+	h->ctr[n->code == LSW_UET_NACK_TRIMMED_LAST_HOP ? LSW_HC_resp_nack_trimmed_last_hop_sent :
+						     LSW_HC_resp_nack_trimmed_sent]++;
 	return true;
 }
 
@@ -430,6 +456,7 @@ qp_progress(struct lsw_hosts *e, struct lsw_qp *qp, uint64_t una, uint64_t now)
 {
 	const struct lsw_host *h = &e->host[qp->src];
 
+	lsw_host_trim_acked(qp, una);
 	qp->snd_una = una;
 	qp->retries = 0;
 	qp->rto_at = qp->snd_una < qp->snd_max ? now + h->c.rto_ns : 0;
@@ -445,6 +472,7 @@ qp_progress(struct lsw_hosts *e, struct lsw_qp *qp, uint64_t una, uint64_t now)
 static void
 qp_rewind(struct lsw_qp *qp, uint64_t psn)
 {
+	lsw_host_trim_rewound(qp, psn);
 	qp->snd_nxt = psn;
 	qp->msg_cur = qp->msg_head;
 }
@@ -471,6 +499,11 @@ req_ack(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, const struct
 			return;
 		qp_progress(e, qp, psn, now);
 		qp_rewind(qp, psn);
+		return;
+	}
+	if (LSW_AETH_IS_NAK_TRIM(r->syndrome)) {
+		/* Selective repeat: that PSN alone, nothing acknowledged (trim.c). */
+		lsw_host_trim_nak(h, qp, psn, r->syndrome);
 		return;
 	}
 	/* Any other NAK ends the QP, as a NIC moves it to the error state. */
@@ -516,10 +549,19 @@ static bool
 send_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t now)
 {
 	struct lsw_msg *m;
+	/* A PSN a trim NACK named goes first, alone (its message found from the oldest). */
+	const bool alone = lsw_host_trim_rtx_pending(qp->trim);
+	const uint64_t psn = alone ? lsw_host_trim_rtx_take(qp) : qp->snd_nxt;
 
-	while (msg_end(m = msg_at(qp, qp->msg_cur)) <= qp->snd_nxt)
-		qp->msg_cur++;
-	uint32_t i = (uint32_t)(qp->snd_nxt - m->first_psn);
+	if (alone) {
+		uint32_t k = qp->msg_head;
+		while (msg_end(m = msg_at(qp, k)) <= psn)
+			k++;
+	} else {
+		while (msg_end(m = msg_at(qp, qp->msg_cur)) <= qp->snd_nxt)
+			qp->msg_cur++;
+	}
+	uint32_t i = (uint32_t)(psn - m->first_psn);
 	uint32_t pay = m->size > i * qp->mtu ? RTE_MIN(m->size - i * qp->mtu, qp->mtu) : 0;
 	bool first = i == 0, last = i + 1 == m->npkts;
 	uint8_t op;
@@ -539,24 +581,32 @@ send_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, uint64_t n
 	struct lsw_roce_l2l3 l;
 	struct lsw_roce_bth b = {
 		.opcode = op, .pkey = LSW_ROCE_PKEY, .dqpn = qp->qpn,
-		.psn = (uint32_t)qp->snd_nxt,
-		.ackreq = last || (qp->snd_nxt + 1) % h->c.ack_every == 0};
+		.psn = (uint32_t)psn,
+		.ackreq = last || (psn + 1) % h->c.ack_every == 0};
 	/* A made-up remote buffer: the key and address only have to be consistent. */
 	struct lsw_roce_ext x = {.va = (uint64_t)qp->qpn << 32, .rkey = qp->qpn,
 				 .dma_len = m->size};
-	l2l3(h, e->host[qp->dst].c.ip, h->c.dscp_data, h->c.prio_data, qp->sport, &l);
-	if (qp->snd_nxt == qp->snd_max && (int64_t)qp->snd_nxt == h->c.ttl_one_psn)
+	/* Data marked trimmable carries the trimmable DSCP, a packet resent alone for a trim
+	 * the retransmission DSCP, when the host has them (trim.h). */
+	l2l3(h, e->host[qp->dst].c.ip, alone && h->c.dscp_rtx < 64 ? h->c.dscp_rtx :
+	     h->c.dscp_trimmable < 64 ? h->c.dscp_trimmable : h->c.dscp_data, h->c.prio_data,
+	     qp->sport, &l);
+	if (!alone && qp->snd_nxt == qp->snd_max && (int64_t)qp->snd_nxt == h->c.ttl_one_psn)
 		l.ttl = 1;
 	lsw_roce_build(f, &l, &b, &x, pay);
 	link_take(e, h, len, now);
 
-	if (qp->snd_nxt < qp->snd_max) {
+	if (alone || qp->snd_nxt < qp->snd_max) {
 		qp->st.retransmitted++;
 		h->ctr[LSW_HC_req_retransmitted_packets]++;
 	}
-	qp->snd_nxt++;
-	if (qp->snd_nxt > qp->snd_max)
-		qp->snd_max = qp->snd_nxt;
+	if (alone) {
+		h->ctr[LSW_HC_req_selective_retransmits]++;
+	} else {
+		qp->snd_nxt++;
+		if (qp->snd_nxt > qp->snd_max)
+			qp->snd_max = qp->snd_nxt;
+	}
 	if (qp->rto_at == 0)
 		qp->rto_at = now + h->c.rto_ns;
 	qp->st.packets_sent++;
@@ -596,6 +646,8 @@ qp_timers(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		if (qp->rto_at != 0 && due(qp->rto_at, now)) {
 			h->ctr[LSW_HC_local_ack_timeout_err]++;
 			qp->st.timeouts++;
+			if (h->first_timeout_ns == 0)
+				h->first_timeout_ns = now;
 			if (++qp->retries > h->c.retry_cnt) {
 				qp_fail(e, h, qp);
 				continue;
@@ -681,8 +733,14 @@ resp_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, const stru
 			h->ctr[LSW_HC_rx_send_requests]++;
 		if (is_last(r->bth.opcode))
 			qp->msn++;
-		if (r->bth.ackreq || is_last(r->bth.opcode))
+		bool ack = false;
+		/* Packets kept past a trimmed hole this one filled follow it in (trim.c). */
+		if (qp->trim != NULL)
+			qp->msn += lsw_host_trim_advance(qp, &ack);
+		if (ack || r->bth.ackreq || is_last(r->bth.opcode))
 			queue_ack(h, qp, LSW_AETH_ACK, qp->epsn - 1);
+	} else if (d > 0 && lsw_host_trim_keep(h, qp, r, d, now)) {
+		/* Kept past a trimmed hole: delivered when the hole fills. */
 	} else if (d > 0) {
 		/* Ahead: one NAK for this ePSN, then silence until it arrives (go-back-N). */
 		h->ctr[LSW_HC_out_of_sequence]++;
@@ -788,17 +846,42 @@ lsw_host_rx(struct lsw_hosts *e, struct lsw_host *h, uint8_t *f, uint16_t len)
 		rx_icmp(h, f, &pi);
 		return;
 	}
-	if (!(pi.flags & LSW_PF_ROCE) || !lsw_roce_parse(f, len, &r) || r.dip != h->c.ip) {
+	if (!(pi.flags & LSW_PF_ROCE)) {
 		h->ctr[LSW_HC_rx_not_for_us]++;
 		return;
 	}
-	if (h->c.verify_icrc &&
-	    lsw_roce_icrc(f, r.l3_off, (uint16_t)(r.l3_off + pi.l3_len)) !=
-		    lsw_roce_icrc_stored(f, (uint16_t)(r.l3_off + pi.l3_len))) {
+	/* A trim-aware host knows a trim by its DSCP, before the ICRC check (a cut packet's
+	 * ICRC cannot verify) and before the full parse (a small trim may end inside its
+	 * RETH): the BTH is all it needs. A packet of a trim DSCP whose ICRC verifies was
+	 * re-marked whole (not longer than the switch's trim size), and is taken as it is. */
+	const uint8_t trim = pi.ethertype == LSW_ETHERTYPE_IPV4 ?
+			     lsw_host_trim_code(h, f[pi.l3_off + 1] >> 2) : 0;
+	const bool parsed = lsw_roce_parse(f, len, &r);
+	const uint16_t end = (uint16_t)(pi.l3_off + pi.l3_len);
+	const bool icrc_ok = parsed && (!(h->c.verify_icrc || trim) ||
+			     lsw_roce_icrc(f, r.l3_off, end) == lsw_roce_icrc_stored(f, end));
+	struct lsw_qp *qp = qp_by_qpn(e, pi.bth_dqpn);
+	if (trim && !icrc_ok) {
+		uint32_t dip;
+		memcpy(&dip, f + pi.l3_off + 16, sizeof(dip));
+		if (rte_be_to_cpu_32(dip) != h->c.ip)
+			h->ctr[LSW_HC_rx_not_for_us]++;
+		else if (!is_data(pi.bth_opcode) || qp == NULL || qp->dst != h->idx)
+			h->ctr[LSW_HC_rx_unknown_qp]++;
+		else
+			lsw_host_trim_rx(h, qp, pi.bth_psn, trim);
+		return;
+	}
+	if (!parsed || r.dip != h->c.ip) {
+		h->ctr[LSW_HC_rx_not_for_us]++;
+		return;
+	}
+	if (trim)
+		h->ctr[LSW_HC_rx_trim_dscp_whole]++;
+	if (!icrc_ok) {
 		h->ctr[LSW_HC_rx_icrc_errors]++;
 		return;
 	}
-	struct lsw_qp *qp = qp_by_qpn(e, r.bth.dqpn);
 	if (r.bth.opcode == LSW_OP_ACK || r.bth.opcode == LSW_OP_CNP) {
 		if (qp == NULL || qp->src != h->idx) {
 			h->ctr[LSW_HC_rx_unknown_qp]++;
@@ -915,6 +998,13 @@ tx_one(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 	}
 	if (!h->gw_resolved)
 		return false;
+	struct lsw_trim_nak tn;
+	if (!paused(h, h->c.prio_ack, now) && lsw_host_trim_nak_peek(h, &tn)) {
+		if (!send_trim_nak(e, h, &tn, now))
+			return false;
+		lsw_host_trim_nak_pop(h);
+		return true;
+	}
 	if (h->ack_head != h->ack_tail && !paused(h, h->c.prio_ack, now)) {
 		struct lsw_qp *qp = &e->qp[h->ctl_ack[h->ack_head & (h->ctl_cap - 1)]];
 		if (!send_ack(e, h, qp, now))
@@ -936,7 +1026,8 @@ tx_one(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 	for (uint32_t n = 0; n < h->n_active; n++) {
 		struct lsw_qp *qp = &e->qp[h->active[h->rr]];
 		h->rr = h->rr + 1 == h->n_active ? 0 : h->rr + 1;
-		if (qp->snd_nxt < qp->psn_end && due(qp->next_tx, now))
+		if ((qp->snd_nxt < qp->psn_end || lsw_host_trim_rtx_pending(qp->trim)) &&
+		    due(qp->next_tx, now))
 			return send_data(e, h, qp, now);
 	}
 	return false;
@@ -957,7 +1048,8 @@ host_next(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 	/* Frames ready now, unless their priority is paused (its end is counted above). */
 	if (h->pfc_xoff_due || h->pfc_xon_due ||
 	    ((h->arp_reply_due || h->echo_len) && due(h->port_paused_until, now)) ||
-	    (h->gw_resolved && h->ack_head != h->ack_tail && !paused(h, h->c.prio_ack, now)) ||
+	    (h->gw_resolved && (h->ack_head != h->ack_tail || h->tnak_head != h->tnak_tail) &&
+	     !paused(h, h->c.prio_ack, now)) ||
 	    (h->gw_resolved && h->cnp_head != h->cnp_tail && !paused(h, h->c.prio_cnp, now)))
 		want = true;
 	if (h->c.rx_buffer && h->pausing) {
@@ -978,7 +1070,9 @@ host_next(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		const struct lsw_qp *qp = &e->qp[h->active[i]];
 		if (qp->rto_at)
 			next = earlier(next, qp->rto_at);
-		if (qp->snd_nxt < qp->psn_end && h->gw_resolved && !paused(h, h->c.prio_data, now))
+		if ((qp->snd_nxt < qp->psn_end || lsw_host_trim_rtx_pending(qp->trim)) &&
+		    h->gw_resolved &&
+		    !paused(h, h->c.prio_data, now))
 			next = earlier(next, qp->next_tx);
 	}
 	if (want)
@@ -1235,7 +1329,10 @@ lsw_hosts_start(struct lsw_hosts *e, uint64_t now)
 		h->ctl_cap = pow2_at_least(touch[i]);
 		h->ctl_ack = calloc(h->ctl_cap, sizeof(uint32_t));
 		h->ctl_cnp = calloc(h->ctl_cap, sizeof(uint32_t));
-		if (h->ctl_ack == NULL || h->ctl_cnp == NULL)
+		h->trim_nak = h->c.trim_aware ? calloc(LSW_TRIM_NAK_RING, sizeof(*h->trim_nak)) :
+			      NULL;
+		if (h->ctl_ack == NULL || h->ctl_cnp == NULL ||
+		    (h->c.trim_aware && h->trim_nak == NULL))
 			abort();
 		h->link_next = now;
 		h->rxbuf_at = now;
@@ -1260,10 +1357,13 @@ lsw_hosts_free(struct lsw_hosts *e)
 	for (uint16_t i = 0; i < e->n_hosts; i++) {
 		free(e->host[i].ctl_ack);
 		free(e->host[i].ctl_cnp);
+		free(e->host[i].trim_nak);
 		free(e->host[i].active);
 	}
-	for (uint32_t i = 0; i < e->n_qps; i++)
+	for (uint32_t i = 0; i < e->n_qps; i++) {
 		free(e->qp[i].msg);
+		lsw_host_trim_free(&e->qp[i]);
+	}
 	for (uint32_t i = 0; i < e->n_coll; i++) {
 		free(e->coll[i].qps);
 		free(e->coll[i].jct_ns);

@@ -15,6 +15,7 @@
 #include "lsw/drop.h"
 #include "dcqcn.h"
 #include "roce.h"
+#include "trim.h"
 
 #define LSW_HOST_NAME_LEN  32
 #define LSW_HOST_MAX       64
@@ -51,7 +52,20 @@
 	X(arp_requests_sent,          "ARP requests sent") \
 	X(arp_replies_sent,           "ARP replies sent") \
 	X(icmp_echo_replies_sent,     "ICMP echo replies sent (ping the host to check wiring)") \
-	X(tx_pause_storm_frames,      "PFC frames sent by the storm mode")
+	X(tx_pause_storm_frames,      "PFC frames sent by the storm mode") \
+	X(rx_trimmed_packets,         "trims received (UET NACK code TRIMMED: by a DSCP of " \
+				      "trim.trimmed_dscp)") \
+	X(rx_trimmed_last_hop_packets, "trims received (TRIMMED_LAST_HOP: trim.last_hop_dscp)") \
+	X(rx_trimmed_stale,           "trims not NACKed: of packets that had arrived, or too far " \
+				      "ahead") \
+	X(rx_trim_dscp_whole,         "packets of a trim DSCP that were whole (re-marked, not " \
+				      "cut: their ICRC verifies)") \
+	X(resp_nack_trimmed_sent,     "NACKs TRIMMED sent, one per trim") \
+	X(resp_nack_trimmed_last_hop_sent, "NACKs TRIMMED_LAST_HOP sent, one per trim") \
+	X(resp_ooo_kept,              "packets kept past a trimmed hole (selective repeat)") \
+	X(req_nack_trimmed,           "NACKs TRIMMED received") \
+	X(req_nack_trimmed_last_hop,  "NACKs TRIMMED_LAST_HOP received") \
+	X(req_selective_retransmits,  "packets resent alone, for a trim NACK")
 
 enum lsw_host_ctr {
 #define X(n, d) LSW_HC_##n,
@@ -101,6 +115,13 @@ struct lsw_host_conf {
 	/* A fault to see end to end: the first sending of the data packet with this PSN, on
 	 * every QP of the host, goes out with TTL 1, which a router must drop (-1: none). */
 	int64_t ttl_one_psn;
+	/* Packet trimming (trim.h): data marked trimmable with this DSCP (0xff: not); a
+	 * trim-aware host knows trims by the DSCPs of @dscp_trimmed (TRIMMED) and
+	 * @dscp_trimmed_last_hop (TRIMMED_LAST_HOP), a bit each; a packet resent alone for a
+	 * trim carries @dscp_rtx (UET's DSCP_RTX; 0xff: the data's). */
+	uint8_t dscp_trimmable, dscp_rtx;
+	bool trim_aware;
+	uint64_t dscp_trimmed, dscp_trimmed_last_hop;
 	/* Congestion control */
 	enum lsw_cc_algo cc;
 	struct lsw_dcqcn_conf dcqcn;
@@ -147,6 +168,8 @@ struct lsw_qp {
 	uint64_t ack_psn;
 	uint64_t last_cnp;
 	uint32_t rx_msg_bytes;
+	/* Trims (trim.c): made on the QP's first trim, NULL until then. */
+	struct lsw_trim_qp *trim;
 	struct lsw_qp_stats st;
 };
 
@@ -182,6 +205,11 @@ struct lsw_host {
 	uint32_t *active;
 	uint32_t n_active, active_cap, rr;
 	uint64_t rx_first, rx_last;  /* first and last in-order data packet received */
+	/* Trim NACKs waiting (trim.h), and when the first NAK of any kind went out and the
+	 * first timeout came (0: none): how soon a loss was asked for again. */
+	struct lsw_trim_nak *trim_nak;
+	uint32_t tnak_head, tnak_tail;
+	uint64_t first_nak_ns, first_timeout_ns;
 	uint64_t ctr[LSW_HC_MAX];
 	struct lsw_host_port_stats ps;
 };

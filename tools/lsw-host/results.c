@@ -78,10 +78,20 @@ host_json(const struct lsw_hosts *e, const struct lsw_host *h, uint64_t elapsed)
 			 "port_counters", port, "rx_drops", drops, "rx_payload_bytes",
 			 (json_int_t)payload, "goodput_bps",
 			 active ? (double)payload * 8e9 / (double)active : 0.0);
+	if (o == NULL)
+		return NULL;
+	/* How soon a loss was asked for again: the first NAK this host sent (any kind) and
+	 * its first timeout, in microseconds of the workload (start_unix_ns is its 0). */
+	json_object_set_new(o, "first_nak_us", h->first_nak_ns ? json_real(
+			    (double)(h->first_nak_ns - e->start_ns) / 1000) : json_null());
+	json_object_set_new(o, "first_timeout_us", h->first_timeout_ns ?
+			    json_real((double)(h->first_timeout_ns - e->start_ns) / 1000) :
+			    json_null());
+	json_object_set_new(o, "trim_aware", json_boolean(h->c.trim_aware));
 	/* DCQCN's parameters as the host runs them (stretched to its link), for tools that
 	 * model the same run (lsw-lab's fluid model). */
 	const struct lsw_dcqcn_conf *d = &h->c.dcqcn;
-	if (o != NULL && h->c.cc != LSW_CC_NONE)
+	if (h->c.cc != LSW_CC_NONE)
 		json_object_set_new(o, "dcqcn", json_pack(
 			"{s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:b, s:f}",
 			"g", d->g, "initial_alpha", d->initial_alpha,
