@@ -190,22 +190,29 @@ parse_port_qos(const char *key, json_t *o, const char *p, void *ctx, struct lsw_
 	bool ports[LSW_MAX_PORTS] = {false};
 	struct port_qos_entry e;
 	unsigned int before = errs->n;
-	char names[256];
+	char *names;
 	uint64_t seen;
 
 	lsw_decode_defaults(&port_qos, &e);
 	if (!lsw_decode(o, p, &port_qos, &e, &c->qos, &seen, errs))
 		return;
-	/* SONiC allows "Ethernet0,Ethernet4" keys. */
-	snprintf(names, sizeof(names), "%s", key);
+	/* SONiC allows "Ethernet0,Ethernet4" keys, as long as the port list: copied whole
+	 * (a fixed buffer cut 24 ports' key and named a port 'Ether'). */
+	names = strdup(key);
+	if (names == NULL) {
+		lsw_errs_add(errs, p, "out of memory");
+		return;
+	}
 	for (char *tok = strtok(names, ","); tok != NULL; tok = strtok(NULL, ",")) {
 		int pi = lsw_config_port_index(c, tok);
 		if (pi < 0) {
 			lsw_errs_add(errs, p, "no port named '%s'", tok);
+			free(names);
 			return;
 		}
 		ports[pi] = true;
 	}
+	free(names);
 	if (errs->n != before)
 		return;
 	bool has_pfc = seen >> Q_PFC & 1, has_wd = seen >> Q_PFCWD & 1, follow = false;

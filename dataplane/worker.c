@@ -328,7 +328,13 @@ lsw_worker_main(void *arg)
 			lsw_buffer_seen_take(dp->buffer, conf->n_workers, w->buffer,
 					     conf->buffer.n_pools);
 		bool rx = lsw_worker_rx_gate(w, conf);
-		for (unsigned int i = 0; rx && i < conf->n_owned[w->idx]; i++) {
+		unsigned int n_own = conf->n_owned[w->idx];
+		/* Each loop starts at the next port: a loop cut short by a full handoff or
+		 * buffer (below) must not starve the ports after the first, whose PFC frames
+		 * (a storm's included) would go unread. */
+		unsigned int i = w->rx_first < n_own ? w->rx_first : 0;
+		w->rx_first = i + 1 < n_own ? i + 1 : 0;
+		for (unsigned int k = 0; rx && k < n_own; k++, i = i + 1 < n_own ? i + 1 : 0) {
 			uint16_t port = conf->owned[w->idx][i];
 			if (unlikely(conf->port[port].suspended))
 				continue;

@@ -254,6 +254,7 @@ struct lsw_worker {
 	uint32_t ho_staged;              /* ports whose stage holds packets */
 	uint32_t tx_staged;              /* ports whose txb holds packets (direct) */
 	uint8_t rx_hold;
+	uint16_t rx_first;               /* the owned port (index) the next loop reads first */
 	uint16_t ho_first;
 	uint32_t ho_got[LSW_MAX_WORKERS]; /* entries taken from each sender (its ho_bell) */
 	/* Drop snapshots (dropsnap.c): room left in the ring as last seen, and the loop + 1

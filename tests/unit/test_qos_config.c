@@ -112,6 +112,36 @@ profile(const struct lsw_config *c, const char *name)
 	return -1;
 }
 
+/* A PORT_QOS_MAP key that lists 24 ports (SONiC writes such keys) is read whole: a fixed
+ * 256-byte copy once cut it and refused "no port named 'Ether'". */
+static void
+test_long_port_list_key(void **state)
+{
+	char lsw_port[2048], port[1024], key[512], patch[4096];
+	size_t n = 0, m = 0, k = 0;
+	struct lsw_errs errs;
+	struct lsw_config *c;
+
+	(void)state;
+	for (int i = 0; i < 24; i++) {
+		n += snprintf(lsw_port + n, sizeof(lsw_port) - n,
+			      "%s\"Ethernet%d\": {\"devargs\": \"net_null%d\"}",
+			      i ? ", " : "", 4 * i, i);
+		m += snprintf(port + m, sizeof(port) - m, "%s\"Ethernet%d\": {}",
+			      i ? ", " : "", 4 * i);
+		k += snprintf(key + k, sizeof(key) - k, "%sEthernet%d", i ? "," : "", 4 * i);
+	}
+	snprintf(patch, sizeof(patch), "{\"LSW\": {\"global\": {\"mbufs\": 65536}},"
+		 " \"LSW_PORT\": {%s}, \"PORT\": {%s},"
+		 " \"PORT_QOS_MAP\": {\"%s\": {\"pfc_enable\": \"3\"}}}", lsw_port, port, key);
+	assert_true(strlen(key) > 256);
+	c = load(patch, &errs);
+	if (c == NULL)
+		fail_msg("%s: %s", errs.e[0].path, errs.e[0].msg);
+	assert_int_equal(c->n_ports, 24);
+	lsw_config_free(c);
+}
+
 static void
 test_good(void **state)
 {
@@ -586,6 +616,7 @@ main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_sonic_snippet),
 		cmocka_unit_test(test_sonic_snippet_refused),
+		cmocka_unit_test(test_long_port_list_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

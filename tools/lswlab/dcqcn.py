@@ -278,14 +278,17 @@ def check_run(rep, r, exp, sc):
                                    fmt(r["queue_zero"], "%.2f")),
               qm is not None and size_bytes(e["kmin"]) <= qm <= size_bytes(e["kmax"]) and
               r["queue_zero"] < 0.2)
+    # Against the model: rate checks, for they measure the emulator's timing as much as
+    # DCQCN (a host process held up a few ms by a busy machine sends late, its flow loses
+    # share and the queue drains: 20-32% off in such runs, 1-9% on a quiet one).
     if r.get("rate_err") is not None:
         rep.check("%s: each flow's steady rate as the fluid model's share" % tag,
                   "within %.0f%%" % (100 * exp["model_tol"]), "%.0f%%" % (100 * r["rate_err"]),
-                  r["rate_err"] <= exp["model_tol"])
+                  r["rate_err"] <= exp["model_tol"], rate=True)
     if r.get("queue_err") is not None:
         rep.check("%s: steady queue as the fluid model's" % tag,
                   "within %.0f%%" % (100 * exp["model_tol"]), "%.0f%%" % (100 * r["queue_err"]),
-                  r["queue_err"] <= exp["model_tol"])
+                  r["queue_err"] <= exp["model_tol"], rate=True)
     st = sum(1 for w in r["windows"] if w["clean"])
     rep.check("%s: windows the emulator did not stall in" % tag, ">= 80% of them",
               "%d of %d" % (st, len(r["windows"])), st >= 0.8 * len(r["windows"]), rate=True)
