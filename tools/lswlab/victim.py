@@ -151,10 +151,15 @@ def run(sc, rep, rundir, quick):
                 [[t] + [int(r[k]) for k in sorted(r)] for t, r in rows])
     pf, dc = out["pfc"], out["dcqcn"]
     exp = sc["expect"]
-    rep.check("pfc: F1 falls during the burst though r1 is idle",
-              "mean < %.0f%% of before" % (100 * exp["f1_drop_max"]),
-              "%.0f of %.0f Mb/s" % (pf["f1_mean_during_mbps"], pf["f1_before_mbps"]),
-              pf["f1_mean_during_mbps"] < exp["f1_drop_max"] * pf["f1_before_mbps"], rate=True)
+    # F1 against F2 over the same windows while the burst lasts: F2 shares r2's link with
+    # the burst, F1's receiver is idle. With PFC alone F1 is held to about F2's rate (it
+    # waits behind the same paused queue: 1.0-1.3 here); F1 against its own rate before
+    # the burst would judge the hosts' start, which a busy machine delays.
+    rep.check("pfc: F1, to the idle r1, held near F2's rate during the burst",
+              "F1/F2 <= %.1f" % exp["pfc_f1_over_f2_max"],
+              "%.2f (%.0f vs %.0f Mb/s)" % (pf["f1_over_f2"], pf["f1_mean_during_mbps"],
+                                           pf["f2_mean_during_mbps"]),
+              pf["f1_over_f2"] <= exp["pfc_f1_over_f2_max"], rate=True)
     up = "spine0 Ethernet0"
     rep.check("pfc: the pause reached leaf0's uplink (two hops up)", "> 0 PFC frames",
               pf["pfc_frames"].get(up, 0), pf["pfc_frames"].get(up, 0) > 0)
