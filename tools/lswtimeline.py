@@ -209,6 +209,9 @@ def active_window(tl, ports=None):
     return (min(ts), max(ts)) if ts else None
 
 
+MARKS_MAX = 150  # PFC frames in a lane beyond which they are counted, not marked
+
+
 def plot(tl, out, ports=None, title=None, window=None):
     """Lanes on one time axis (ms from the start): queues, PGs, pauses with the PFC frames,
     ECN marks and drops, port rates. Written to @out (PNG, SVG or PDF by its name). The
@@ -243,15 +246,23 @@ def plot(tl, out, ports=None, title=None, window=None):
                                          else "pausing"))
             ax[2].broken_barh(spans, (y - 0.35, 0.7), color=color, alpha=0.6)
     t0 = tl.header["start_ns"]
+    # A mark per PFC frame, unless a lane has so many that the marks would merge into one
+    # block over its bar: then its frames are counted in its label instead.
+    frames = {}
     for kind, marker in (("pfc_tx", "v"), ("pfc_rx", "^")):
         for r in tl.of_kind(kind):
             name = tl.port_name(r[2])
             if ports and name not in ports:
                 continue
-            xoff = tl.values(r)["quanta"] != 0
             lane = "%s p%d %s" % (name, r[3], "pausing" if kind == "pfc_tx" else "paused")
-            if lane not in lanes:
-                lanes.append(lane)
+            frames.setdefault(lane, []).append((r, marker))
+    for lane, rs in frames.items():
+        if lane not in lanes:
+            lanes.append(lane)
+        if len(rs) > MARKS_MAX:
+            continue
+        for r, marker in rs:
+            xoff = tl.values(r)["quanta"] != 0
             ax[2].plot((r[0] - t0) / 1e6, lanes.index(lane), marker,
                        color="black" if xoff else "green", markersize=5)
     # Packet trimming: a lane per trim queue, a mark per trim (x taken, red x refused).
@@ -265,7 +276,9 @@ def plot(tl, out, ports=None, title=None, window=None):
         ax[2].plot((r[0] - t0) / 1e6, lanes.index(lane), "x", markersize=4,
                    color="red" if tl.values(r)["dropped"] else "purple")
     ax[2].set_yticks(range(len(lanes)))
-    ax[2].set_yticklabels(lanes, fontsize=7)
+    ax[2].set_yticklabels(["%s (%d frames)" % (ln, len(frames[ln]))
+                           if len(frames.get(ln, ())) > MARKS_MAX else ln for ln in lanes],
+                          fontsize=7)
     ax[2].set_ylabel("PFC (v sent, ^ received;\nblack XOFF, green XON);\ntrims (x; red: refused)")
 
     for field, style in (("ecn_marked", "-"), ("dropped", ":")):
@@ -287,6 +300,13 @@ def plot(tl, out, ports=None, title=None, window=None):
                         [vs[i] / ((ts[i] - ts[i - 1]) * 1e6) for i in range(1, len(ts))])
                 _steps(ax[4], rate, 8, style, "%s %s" % (p, field[:2]), step)
     ax[4].set_ylabel("Gb/s")
+    # Say so rather than leave an empty panel.
+    for a, what in ((ax[0], "no queue held a byte"), (ax[1], "no PG held a byte"),
+                    (ax[2], "no pause and no PFC frame"),
+                    (ax[3], "no ECN mark and no drop"), (ax[4], "no traffic")):
+        if not a.lines and not a.collections:
+            a.text(0.5, 0.5, what + " in this window", transform=a.transAxes,
+                   ha="center", va="center", color="grey")
     ax[4].set_xlabel("time since the timeline started (ms); samples every %g us" % (iv / 1e3))
 
     if window is None:
