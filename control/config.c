@@ -12,6 +12,7 @@
 #include <rte_lcore.h>
 #include "config.h"
 #include "decode.h"
+#include "eal.h"
 #include "jsonv.h"
 
 const char *const lsw_admin_status_names[] = {"down", "up", NULL};
@@ -419,6 +420,14 @@ check_resources(struct lsw_config *c, struct lsw_errs *errs)
 			     "with %u rx and %u tx descriptors and a buffer of %u packets: "
 			     "at least %llu", c->g.mbufs, c->n_ports, c->g.rx_desc, c->g.tx_desc,
 			     LSW_MIN_BUFFER_MBUFS, (unsigned long long)need);
+	/* An EAL memory that cannot hold what lsw allocates at start: refused, not failed at
+	 * start. What capture and timeline add later makes them fail, not lsw. */
+	else if (c->g.memory_mb != 0 && c->g.memory_mb < lsw_eal_memory_min_mb(c))
+		lsw_errs_add(errs, "$.LSW.global.memory_mb", "%u MB is too little for %u ports, "
+			     "%u workers and %u mbufs of %u B: at least %u (%u with a capture and "
+			     "a timeline; lsw takes that without memory_mb)", c->g.memory_mb,
+			     c->n_ports, c->g.n_workers, c->g.mbufs, lsw_mbuf_data_room(c),
+			     lsw_eal_memory_min_mb(c), lsw_eal_memory_mb(c, false));
 	for (unsigned int i = 0; i < c->n_ports; i++) {
 		struct lsw_port_conf *pc = &c->port[i];
 		if (pc->lcore >= 0)

@@ -5,34 +5,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 #include "lsw/capture.h"
+#include "lsw/dataplane.h"
 #include "eal.h"
+#include "switch.h"
 
-bool
+uint64_t
 lsw_hugepages_free(void)
 {
 	const char *dir = "/sys/kernel/mm/hugepages";
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	long total = 0;
+	uint64_t total = 0;
 
 	if (d == NULL)
-		return false;
+		return 0;
 	while ((e = readdir(d)) != NULL) {
 		char path[512];
-		long n = 0;
-		if (strncmp(e->d_name, "hugepages-", 10) != 0)
+		long n = 0, kb = 0;
+		if (sscanf(e->d_name, "hugepages-%ldkB", &kb) != 1)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/free_hugepages", dir, e->d_name);
 		FILE *f = fopen(path, "r");
 		if (f == NULL)
 			continue;
-		if (fscanf(f, "%ld", &n) == 1)
-			total += n;
+		if (fscanf(f, "%ld", &n) == 1 && n > 0 && kb > 0)
+			total += (uint64_t)n * (uint64_t)kb * 1024;
 		fclose(f);
 	}
 	closedir(d);
-	return total > 0;
+	return total;
 }
 
 /* One mbuf holds the largest frame: of the port MTUs (plus Ethernet header, one VLAN tag
@@ -48,6 +51,117 @@ lsw_mbuf_data_room(const struct lsw_config *c)
 	for (unsigned int i = 0; i < c->qos.buf.n_ai_sizes; i++)
 		frame = RTE_MAX(frame, c->qos.buf.ai_sizes[i]);
 	return (uint16_t)(RTE_PKTMBUF_HEADROOM + RTE_MAX(frame, 1518u));
+}
+
+/*
+ * Bytes a mempool of @n objects of @elt bytes takes, as rte_mempool_create lays it out in
+ * DPDK 22.11: a header with a cache for every lcore, a ring of the next power of two, and
+ * the objects, each with a header line and padded by up to a line to spread them over the
+ * memory channels. Objects do not cross a page: with 4 KiB pages (no hugepages) one larger
+ * than a page takes whole pages (a 2176-B data room is 4 KiB an mbuf, a 9 KiB one 12 KiB).
+ */
+static uint64_t
+mempool_bytes(uint64_t n, uint64_t elt, bool hugepages)
+{
+	const uint64_t pg = hugepages ? RTE_PGSIZE_2M : RTE_PGSIZE_4K;
+	const uint64_t obj = RTE_ALIGN_CEIL(elt, RTE_CACHE_LINE_SIZE) + 2 * RTE_CACHE_LINE_SIZE;
+	uint64_t objs;
+
+	if (obj > pg)
+		objs = RTE_ALIGN_CEIL(obj, pg) * n;
+	else
+		objs = (n / (pg / obj) + 1) * pg;
+	return objs + rte_align64pow2(n + 1) * sizeof(void *) + sizeof(struct rte_mempool) +
+	       (uint64_t)RTE_MAX_LCORE * sizeof(struct rte_mempool_cache) + 2 * pg;
+}
+
+static uint64_t
+mbuf_pool_bytes(uint64_t n, uint64_t data_room, bool hugepages)
+{
+	return mempool_bytes(n, sizeof(struct rte_mbuf) + data_room, hugepages);
+}
+
+/* Bytes of an rte_ring of @count elements of @esize bytes (one more, to a power of two). */
+static uint64_t
+ring_bytes(uint64_t count, uint64_t esize)
+{
+	return rte_align64pow2(count + 1) * esize + 2 * RTE_CACHE_LINE_SIZE + 256;
+}
+
+uint64_t
+lsw_eal_memory_bytes(const struct lsw_config *c, bool hugepages, bool later)
+{
+	const uint64_t w = c->g.n_workers, p = c->n_ports, mbufs = c->g.mbufs;
+	uint64_t b = 0;
+
+	/* The packet pool, and the PFC frames' (main.c). */
+	b += mbuf_pool_bytes(mbufs, lsw_mbuf_data_room(c), hugepages);
+	b += mbuf_pool_bytes(RTE_MAX(512u, 64u * p), RTE_PKTMBUF_HEADROOM + 64, hugepages);
+	/* Each port's egress queues hold every mbuf (sched.c), and its PMD's rings. */
+	b += p * (LSW_NUM_QUEUES * rte_align64pow2(mbufs + 1) + 256) * sizeof(struct lsw_qent);
+	b += p * ((uint64_t)(c->g.rx_desc + c->g.tx_desc) * 64 + (1u << 20));
+	/* Handoff rings, a (worker, port) each (main.c), and the workers' rings of drop
+	 * snapshots. */
+	if (w > 1)
+		b += w * p * ring_bytes(LSW_HANDOFF_RING, sizeof(struct lsw_hoent));
+	b += w * ring_bytes(LSW_DROPSNAP_RING, sizeof(struct lsw_dropsnap));
+	/* The workers' state, counters and buffer shares; the stats views (two more buffer
+	 * shares) and the switch snapshot; the drop-snapshot store (dropsnap.c). */
+	b += w * (sizeof(struct lsw_worker) + sizeof(struct lsw_lcore_counters)) +
+	     (w + 2) * sizeof(struct lsw_buffer_lcore) + sizeof(struct lsw_snapshot) +
+	     (uint64_t)c->g.drop_snapshots * sizeof(struct lsw_dropsnap);
+	/* The IPv4 FIB (fibctl.c): the LPM's 2^24 first-level entries, its tbl8 groups and
+	 * rules; the IPv6 FIB's two tables (fib6ctl.c): 2^24 2-byte entries, 32767 tbl8 groups
+	 * and a RIB of LSW_MAX_ROUTES6 nodes each (14 MiB, measured); the next-hop tables, the
+	 * groups (one each for every next-hop group id) and their hashes. */
+	b += (1u << 24) * 4 + 4096 * 256 * 4 + LSW_MAX_ROUTES * 8;
+	b += 2 * ((1u << 24) * 2 + 32767 * 256 * 2 + (14u << 20));
+	b += sizeof(struct lsw_fib) + sizeof(struct lsw_fib6) + (2u << 20) +
+	     (LSW_MAX_NHG + LSW_MAX_NHG6) * (sizeof(struct lsw_nhg) + 64);
+	/* ECMP flowlet tables: a worker's for every group of the config (its routes bound
+	 * them). */
+	uint64_t tbl = c->ecmp.dflt.table_size;
+	for (uint32_t i = 0; i < c->ecmp.n_grp; i++)
+		tbl = RTE_MAX(tbl, (uint64_t)c->ecmp.grp[i].table_size);
+	const uint64_t grp = w * tbl * sizeof(struct lsw_flowlet) +
+			     LSW_MAX_WORKERS * sizeof(struct lsw_ecmp_ws);
+	b += (uint64_t)(c->n_routes + c->n_routes6) * grp;
+	if (!later)
+		return b;
+	/* Later: the capture pool and rings (the first capture.start, capture.c), the timeline
+	 * rings (the first timeline.start), a second snapshot, drop-snapshot store and set of
+	 * flowlet tables while config.set replaces them, and 64 groups' tables for routes that
+	 * route.add brings. */
+	b += mempool_bytes(LSW_CAPTURE_MBUFS, sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM +
+			   LSW_CAPTURE_SEG, hugepages);
+	b += w * (ring_bytes(LSW_TL_RING, sizeof(struct lsw_tl_rec)) +
+		  ring_bytes(LSW_CAPTURE_RING, sizeof(struct lsw_capture_rec)));
+	b += sizeof(struct lsw_snapshot) +
+	     (uint64_t)c->g.drop_snapshots * sizeof(struct lsw_dropsnap);
+	b += (uint64_t)(c->n_routes + c->n_routes6) * grp +
+	     64 * (w * c->ecmp.dflt.table_size * sizeof(struct lsw_flowlet) +
+		   LSW_MAX_WORKERS * sizeof(struct lsw_ecmp_ws));
+	return b;
+}
+
+/* The heap's own headers and alignment: a tenth more, and 64 MiB for the EAL's own
+ * allocations (ethdev data, telemetry, the PMDs' queue structures). */
+static uint32_t
+with_overhead(uint64_t b)
+{
+	return (uint32_t)((b + b / 10) / (1 << 20) + 64);
+}
+
+uint32_t
+lsw_eal_memory_mb(const struct lsw_config *c, bool hugepages)
+{
+	return with_overhead(lsw_eal_memory_bytes(c, hugepages, true));
+}
+
+uint32_t
+lsw_eal_memory_min_mb(const struct lsw_config *c)
+{
+	return with_overhead(lsw_eal_memory_bytes(c, false, false));
 }
 
 static void
@@ -96,17 +210,8 @@ lsw_eal_args_build(const struct lsw_config *c, bool hugepages, int pid, struct l
 		add(a, "--no-huge");
 		add(a, "--no-shconf");
 	}
-	uint32_t mem = c->g.memory_mb;
-	if (mem == 0) {
-		uint64_t bytes = (uint64_t)c->g.mbufs * (lsw_mbuf_data_room(c) + 256);
-		/* and the capture pool, made on the first capture.start: 2 KB segments */
-		bytes += (uint64_t)LSW_CAPTURE_MBUFS * (LSW_CAPTURE_SEG + 512);
-		/* and the IPv6 FIB's two tables: 32 MiB of first level and 16 MiB of tbl8s
-		 * each (control/fib6ctl.c), their RIBs and next hops */
-		mem = (uint32_t)(256 + 112 + bytes / (1 << 20));
-	}
 	add(a, "-m");
-	add(a, "%u", mem);
+	add(a, "%u", c->g.memory_mb ? c->g.memory_mb : lsw_eal_memory_mb(c, hugepages));
 	for (unsigned int i = 0; i < c->n_ports; i++) {
 		const struct lsw_port_conf *p = &c->port[i];
 		if (p->is_pci) {

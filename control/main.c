@@ -84,16 +84,21 @@ create_rings(struct lsw_switch *sw)
 		return -1;
 	if (c->g.n_workers < 2)
 		return 0;
+	dp->ho_bell = rte_zmalloc("lsw_ho_bell", sizeof(*dp->ho_bell) * LSW_MAX_WORKERS,
+				  RTE_CACHE_LINE_SIZE);
+	if (dp->ho_bell == NULL)
+		return -1;
 	for (uint16_t w = 0; w < c->g.n_workers; w++)
 		for (uint16_t p = 0; p < c->n_ports; p++) {
 			if ((unsigned int)c->port[p].lcore == c->g.workers[w])
 				continue;
 			snprintf(name, sizeof(name), "lsw_ho_%u_%u", w, p);
-			/* As many slots as there are mbufs: a packet the MMU admitted is never
-			 * dropped for want of room on its way to the egress worker. */
-			dp->handoff[w][p] = rte_ring_create(name, c->g.mbufs, SOCKET_ID_ANY,
-							    RING_F_SP_ENQ | RING_F_SC_DEQ |
-							    RING_F_EXACT_SZ);
+			/* Small: a full ring stops its sender's rx, so a packet the MMU admitted
+			 * waits in the sender's stage rather than being dropped (tx.c). */
+			dp->handoff[w][p] = rte_ring_create_elem(name, sizeof(struct lsw_hoent),
+								 LSW_HANDOFF_RING, SOCKET_ID_ANY,
+								 RING_F_SP_ENQ | RING_F_SC_DEQ |
+								 RING_F_EXACT_SZ);
 			if (dp->handoff[w][p] == NULL)
 				return -1;
 		}
@@ -246,7 +251,7 @@ teardown(struct lsw_switch *sw)
 {
 	struct lsw_dp *dp = &sw->dp;
 	unsigned int leftover = 0;
-	void *obj;
+	struct lsw_hoent e;
 	int rc = 0;
 
 	lsw_publish(&dp->quit, 1);
@@ -256,14 +261,15 @@ teardown(struct lsw_switch *sw)
 	for (uint16_t w = 0; w < LSW_MAX_WORKERS; w++)
 		for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 			struct rte_ring *r = dp->handoff[w][p];
-			while (r != NULL && rte_ring_dequeue(r, &obj) == 0) {
-				rte_pktmbuf_free(obj);
+			while (r != NULL && rte_ring_dequeue_elem(r, &e, sizeof(e)) == 0) {
+				rte_pktmbuf_free(lsw_hoent_mbuf(e.mq));
 				leftover++;
 			}
 			rte_ring_free(r);
 		}
 	if (leftover)
 		LSW_LOG(INFO, "dropped %u packets still in handoff rings", leftover);
+	rte_free(dp->ho_bell);
 	lsw_capture_free(sw); /* the workers' last copies written, every file closed */
 	lsw_ports_close(sw);
 	if (dp->pool != NULL) {
@@ -366,9 +372,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (check) {
-		printf("%s: valid (%u ports, %u static routes, %u static neighbors)\n", config,
-		       sw.cfg->n_ports, sw.cfg->n_routes + sw.cfg->n_routes6,
-		       sw.cfg->n_neighs + sw.cfg->n_neighs6);
+		printf("%s: valid (%u ports, %u static routes, %u static neighbors; %u MB of EAL "
+		       "memory)\n", config, sw.cfg->n_ports, sw.cfg->n_routes + sw.cfg->n_routes6,
+		       sw.cfg->n_neighs + sw.cfg->n_neighs6,
+		       sw.cfg->g.memory_mb ? sw.cfg->g.memory_mb :
+		       lsw_eal_memory_mb(sw.cfg, false));
 		lsw_config_free(sw.cfg);
 		return 0;
 	}
@@ -385,7 +393,15 @@ main(int argc, char **argv)
 	snprintf(sw.rpc_path, sizeof(sw.rpc_path), "%s", sock ? sock : sw.cfg->g.rpc_socket);
 	if (realpath(config, sw.config_path) == NULL)
 		snprintf(sw.config_path, sizeof(sw.config_path), "%s", config);
-	sw.hugepages = lsw_hugepages_free();
+	/* Hugepages when there are enough of them free for what lsw asks; else none, rather
+	 * than an EAL that cannot start. */
+	uint64_t huge = lsw_hugepages_free();
+	uint64_t need = (uint64_t)(sw.cfg->g.memory_mb ? sw.cfg->g.memory_mb :
+				   lsw_eal_memory_mb(sw.cfg, true)) << 20;
+	sw.hugepages = huge >= need;
+	if (huge != 0 && !sw.hugepages)
+		fprintf(stderr, "lsw: %" PRIu64 " MB of hugepages free, %" PRIu64 " MB needed: "
+			"running without hugepages\n", huge >> 20, need >> 20);
 	sw.start_ns = lsw_now_ns();
 	pthread_mutex_init(&sw.ctl_lock, NULL);
 

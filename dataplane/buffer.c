@@ -14,6 +14,7 @@
 #include "lsw/dataplane.h"
 
 int lsw_meta_offset = -1;
+uint64_t lsw_ucast_flag;
 
 const uint32_t lsw_hist_bound[LSW_HIST_BINS] = {
 	64, 127, 255, 511, 1023, 1518, 2047, 4095, 4159, LSW_MAX_FRAME,
@@ -40,20 +41,15 @@ lsw_meta_register(void)
 		.align = __alignof__(struct lsw_pkt_meta),
 	};
 
+	static const struct rte_mbuf_dynflag flag = {.name = "lsw_dynflag_ucast"};
+	int bit;
+
 	lsw_meta_offset = rte_mbuf_dynfield_register(&desc);
-	return lsw_meta_offset < 0 ? -1 : 0;
-}
-
-static inline int64_t
-pool_hdrm(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
-{
-	return LSW_BUFFER_SUM(all, n, pool_hdrm[pool]);
-}
-
-static inline int64_t
-pool_used(struct lsw_buffer_lcore *const *all, uint16_t n, uint8_t pool)
-{
-	return LSW_BUFFER_SUM(all, n, pool_used[pool]);
+	bit = rte_mbuf_dynflag_register(&flag);
+	if (lsw_meta_offset < 0 || bit < 0)
+		return -1;
+	lsw_ucast_flag = UINT64_C(1) << bit;
+	return 0;
 }
 
 static inline void
@@ -109,14 +105,15 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 	const int64_t r0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
 	const int64_t s0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
 	const int64_t h0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
-	const int64_t ips0 = lsw_buffer_pool_shared(all, n, pp->pool);
-	const int64_t ph0 = ipool->hdrm_shared ? pool_hdrm(all, n, pp->pool) : 0;
+	const int64_t ips0 = LSW_BUFFER_POOLWIDE(all, n, mine, pool_shared[pp->pool]);
+	const int64_t ph0 = ipool->hdrm_shared ?
+			    LSW_BUFFER_POOLWIDE(all, n, mine, pool_hdrm[pp->pool]) : 0;
 	const int64_t er0 = lsw_buffer_q_occ(all, n, op, q, 0);
 	const int64_t es0 = lsw_buffer_q_occ(all, n, op, q, 1);
-	const int64_t eps0 = lsw_buffer_pool_shared(all, n, qp->pool);
+	const int64_t eps0 = LSW_BUFFER_POOLWIDE(all, n, mine, pool_shared[qp->pool]);
 	/* Packets the run may add: lossless ones up to the mbufs' limit; lossy ones while
 	 * the PG holds fewer than the packets left below pkt_xoff (alpha 1). */
-	const int64_t held0 = lsw_buffer_pkts_held(all, n);
+	const int64_t held0 = LSW_BUFFER_POOLWIDE(all, n, mine, pkts_held);
 	const int64_t pgh0 = LSW_BUFFER_SUM(all, n, pg_held[ip][pg]);
 	const int64_t pkt_room = pp->lossless ? (int64_t)mc->pkt_limit - held0 :
 				 ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
@@ -294,6 +291,12 @@ counted:
 		mine->ctr.pool_drops[pp->pool] += in_drops;
 		mine->ctr.pool_drops[qp->pool] += drops[LSW_QDROP_EGRESS_QUEUE_THRESHOLD];
 	}
+	/* What the run left its PG and queue holding, for their watermarks. */
+	mine->seen.run_pg[LSW_PART_RESERVED] = r0 + dr;
+	mine->seen.run_pg[LSW_PART_SHARED] = s0 + ds;
+	mine->seen.run_pg[LSW_PART_HEADROOM] = h0 + dh;
+	mine->seen.run_q[0] = er0 + der;
+	mine->seen.run_q[1] = es0 + des;
 	return admitted;
 }
 
@@ -309,18 +312,19 @@ lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw_buf
 	return (enum lsw_drop)d;
 }
 
-/* Watermarks of (port, PG) @ip/@pg, (port, queue) @op/@q and their pools, from the summed
- * occupancy now. Within one worker occupancy only grows during an rx burst, so taking
- * them after each burst sees every peak. */
+/* Watermarks of (port, PG) @ip/@pg, (port, queue) @op/@q and their pools, after a run
+ * admitted to them (lsw_buffer_admit_run): the occupancy it summed and added to, not summed
+ * again. Within one worker occupancy only grows during an rx burst, so taking them after
+ * each run sees every peak. */
 void
 lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
 		      struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc, uint16_t ip,
 		      uint8_t pg, uint16_t op, uint8_t q)
 {
-	int64_t r = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
-	int64_t s = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
-	int64_t h = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
-	int64_t er = lsw_buffer_q_occ(all, n, op, q, 0), es = lsw_buffer_q_occ(all, n, op, q, 1);
+	const int64_t r = mine->seen.run_pg[LSW_PART_RESERVED];
+	const int64_t s = mine->seen.run_pg[LSW_PART_SHARED];
+	const int64_t h = mine->seen.run_pg[LSW_PART_HEADROOM];
+	const int64_t er = mine->seen.run_q[0], es = mine->seen.run_q[1];
 	uint8_t ipool = mc->pg[ip][pg].pool, epool = mc->q[op][q].pool;
 
 	wm(&mine->wm.pg[ip][pg][LSW_WM_TOTAL], r + s + h);
@@ -328,8 +332,31 @@ lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
 	wm(&mine->wm.pg[ip][pg][LSW_WM_HEADROOM], h);
 	wm(&mine->wm.q[op][q][LSW_WM_TOTAL], er + es);
 	wm(&mine->wm.q[op][q][LSW_WM_SHARED], es);
-	wm(&mine->wm.pool[ipool], pool_used(all, n, ipool));
-	wm(&mine->wm.pool[epool], pool_used(all, n, epool));
+	wm(&mine->wm.pool[ipool], LSW_BUFFER_POOLWIDE(all, n, mine, pool_used[ipool]));
+	wm(&mine->wm.pool[epool], LSW_BUFFER_POOLWIDE(all, n, mine, pool_used[epool]));
+}
+
+void
+lsw_buffer_seen_take(struct lsw_buffer_lcore *const *all, uint16_t n,
+		     struct lsw_buffer_lcore *mine, uint16_t n_pools)
+{
+	struct lsw_buffer_seen *s = &mine->seen;
+
+	s->pkts_held = 0;
+	for (uint16_t p = 0; p < n_pools; p++)
+		s->pool_shared[p] = s->pool_hdrm[p] = s->pool_used[p] = 0;
+	for (uint16_t w = 0; w < n; w++) {
+		const struct lsw_buffer_use *u = &all[w]->use;
+		if (all[w] == mine)
+			continue;
+		s->pkts_held += lsw_counter_read(&u->pkts_held);
+		for (uint16_t p = 0; p < n_pools; p++) {
+			s->pool_shared[p] += lsw_counter_read(&u->pool_shared[p]);
+			s->pool_hdrm[p] += lsw_counter_read(&u->pool_hdrm[p]);
+			s->pool_used[p] += lsw_counter_read(&u->pool_used[p]);
+		}
+	}
+	s->n = n;
 }
 
 void
@@ -535,14 +562,21 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 		/* The run's queue, when it is ours: no per-packet lookups. */
 		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
 				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
-		/* The common case: the whole run admitted, to our queue, in one push; its
-		 * entries are written from the charges, and the metas are not. */
-		if (likely(f != NULL && admitted == k) &&
-		    lsw_fifo_push_run(f, w->adm + i, res + i, k))
-			continue;
+		/* The common case: the whole run admitted, to our queue in one push, or to
+		 * another worker's in one stage; its entries are written from the charges, and
+		 * the metas are not. */
+		if (likely(admitted == k)) {
+			if (likely(f != NULL) && lsw_fifo_push_run(f, w->adm + i, res + i, k))
+				continue;
+			if (f == NULL && lsw_handoff_put_run(w, conf, out, w->adm + i,
+							     meta[i]->queue, res + i, k))
+				continue;
+		}
 		for (uint16_t x = i; x < j; x++) {
 			enum lsw_drop d = (enum lsw_drop)drop[x];
 			if (unlikely(d != LSW_DROP_NONE)) {
+				/* Out of packets: the next loop leaves the rx queues alone. */
+				w->rx_hold |= d == LSW_DROP_MBUF_LIMIT;
 				/* The queue's profile says trim (include/lsw/trim.h). */
 				if (unlikely(conf->trim.q_trim[out] >> meta[x]->queue & 1))
 					lsw_trim(w, conf, w->adm[x], d);
@@ -551,12 +585,16 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 						       meta[x]->in_port, d, w->adm[x]);
 				continue;
 			}
-			lsw_meta_charge(meta[x], &res[x]);
-			if (likely(f != NULL))
+			if (likely(f != NULL)) {
+				lsw_meta_charge(meta[x], &res[x]);
 				/* The queue holds every mbuf: this never fails. */
 				lsw_fifo_push(f, w->adm[x], meta[x]);
-			else
-				lsw_tx_enqueue(w, conf, out, w->adm[x]);
+			} else {
+				/* Another worker's port: the charge travels in the handoff
+				 * entry, and the meta is not written. */
+				lsw_handoff_put(w, conf, out, (uintptr_t)w->adm[x] | meta[x]->queue,
+						&res[x]);
+			}
 		}
 	}
 }

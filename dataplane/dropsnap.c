@@ -41,11 +41,19 @@ lsw_dropsnap_take(struct lsw_worker *w, uint16_t port, uint8_t kind, uint16_t re
 
 	if (r == NULL)
 		return;
-	/* The worker is the ring's only producer: free room can only grow behind our back. */
-	if (rte_ring_free_count(r) == 0) {
-		w->ctr->event[LSW_EV_SNAPSHOT_MISSED]++;
-		return;
+	/* The worker is the ring's only producer: free room can only grow behind our back, so
+	 * the room last seen is there still. A ring found full is looked at again the next
+	 * loop, not at the next drop: under a flood of drops each costs its counters alone,
+	 * not a read of the line the control plane writes as it drains. */
+	if (w->snap_room == 0) {
+		if (w->snap_full_at == w->ctr->loops + 1 ||
+		    (w->snap_room = rte_ring_free_count(r)) == 0) {
+			w->snap_full_at = w->ctr->loops + 1;
+			w->ctr->event[LSW_EV_SNAPSHOT_MISSED]++;
+			return;
+		}
 	}
+	w->snap_room--;
 	const struct lsw_pkt_meta *meta = lsw_meta(m);
 	struct lsw_dropsnap s = {
 		.tsc = rte_rdtsc(),

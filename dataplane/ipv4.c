@@ -391,7 +391,8 @@ lsw_ipv4_fast(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in
 	uint32_t tlen;
 	uint64_t dmac;
 
-	if (unlikely(m->nb_segs != 1 || !lsw_parse_plain_ipv4(eth, m->data_len, &tlen)))
+	if (unlikely(m->nb_segs != 1 ||
+		     !lsw_parse_plain_ipv4(eth, m->data_len, m->ol_flags, &tlen)))
 		return false;
 	/* The destination MAC is the port's, unicast; the source's I/G bit clear. */
 	memcpy(&dmac, eth, sizeof(dmac));

@@ -13,7 +13,7 @@ rd16(const uint8_t *p)
 }
 
 static enum lsw_drop
-parse_ipv4(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
+parse_ipv4(const uint8_t *pkt, uint32_t len, uint64_t rx, struct lsw_pkt_info *pi)
 {
 	uint32_t off = pi->l3_off, avail = len - off;
 
@@ -39,8 +39,8 @@ parse_ipv4(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
 		return LSW_DROP_IPV4_BAD_LENGTH;
 	if (tlen > avail)
 		return LSW_DROP_IPV4_TRUNCATED;
-	/* A header with a correct checksum sums to 0xffff. */
-	if (lsw_ipv4_hdr_sum((const uint8_t *)ip, ihl) != 0xffff)
+	/* A header with a correct checksum sums to 0xffff (or the NIC says so). */
+	if (!lsw_ipv4_cksum_ok((const uint8_t *)ip, ihl, rx))
 		return LSW_DROP_IPV4_BAD_CHECKSUM;
 	pi->l3_len = (uint16_t)tlen;
 	pi->l4_proto = ip->next_proto_id;
@@ -76,18 +76,18 @@ parse_ipv6(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
 }
 
 enum lsw_drop
-lsw_parse(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
+lsw_parse_rx(const uint8_t *pkt, uint32_t len, uint64_t rx, struct lsw_pkt_info *pi)
 {
 	uint32_t tlen;
 
-	if (likely(lsw_parse_plain_ipv4(pkt, len, &tlen)))
+	if (likely(lsw_parse_plain_ipv4(pkt, len, rx, &tlen)))
 		return lsw_parse_plain(pkt, tlen, pi);
-	return lsw_parse_careful(pkt, len, pi);
+	return lsw_parse_careful_rx(pkt, len, rx, pi);
 }
 
 /* Out of line: the plain path alone is inlined into the worker loop. */
 __rte_noinline enum lsw_drop
-lsw_parse_careful(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
+lsw_parse_careful_rx(const uint8_t *pkt, uint32_t len, uint64_t rx, struct lsw_pkt_info *pi)
 {
 	memset(pi, 0, sizeof(*pi));
 	if (len < 14)
@@ -110,7 +110,7 @@ lsw_parse_careful(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
 
 	switch (et) {
 	case LSW_ETHERTYPE_IPV4:
-		return parse_ipv4(pkt, len, pi);
+		return parse_ipv4(pkt, len, rx, pi);
 	case LSW_ETHERTYPE_IPV6:
 		return parse_ipv6(pkt, len, pi);
 	case LSW_ETHERTYPE_ARP: {

@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Transmit side. A port's owner worker keeps its egress queues (include/lsw/sched.h) and is
- * the only one to call rte_eth_tx_burst on it; other workers stage packets for it and hand
- * them over through an SP/SC ring per (worker, port). Data packets arrive here admitted by
- * the MMU; switch-originated ones (ARP, ICMP) go to the control queue, uncharged.
+ * the only one to call rte_eth_tx_burst on it; other workers hand it packets through an SP/SC
+ * ring per (worker, port) of entries that carry what the owner needs to queue them (struct
+ * lsw_hoent), so that it does not touch a packet until it sends it. Data packets arrive here
+ * admitted by the MMU; switch-originated ones (ARP, ICMP) go to the control queue, uncharged.
+ *
+ * A sender whose ring is full keeps the packets staged and takes no more from its rx queues
+ * until the ring has room (worker.c): under overload the excess waits, and is dropped, in
+ * the rx queues, at no cost to the workers, and a packet the MMU admitted is never dropped
+ * on its way to the owner. The owner drains its rings whole unless its egress is behind
+ * (it had more to send than a loop's bursts): then only what it sends in a loop, so that the
+ * rings fill and the senders stop, rather than its queues filling and the senders dropping
+ * what they have received and routed.
  */
 #include <rte_ethdev.h>
+#include <rte_ring_elem.h>
 #include "lsw/dataplane.h"
 
 /* Drop a packet that was queued or staged: give back its buffer first. */
@@ -37,11 +47,29 @@ void
 lsw_tx_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	       struct rte_mbuf *m)
 {
-	/* Direct forwarding stages every port's packets and sends them in bursts. */
-	if (likely(conf->port[port].owner == w->idx) && !conf->direct)
-		push_local(w, conf, port, m);
-	else
-		lsw_tx_stage(w, conf, port, m);
+	if (likely(conf->port[port].owner == w->idx)) {
+		/* Direct forwarding stages every port's packets and sends them in bursts. */
+		if (conf->direct)
+			lsw_tx_stage(w, conf, port, m);
+		else
+			push_local(w, conf, port, m);
+		return;
+	}
+	const struct lsw_pkt_meta *meta = lsw_meta(m);
+	struct lsw_charge c = {.len = (uint16_t)m->pkt_len};
+	uintptr_t mq = (uintptr_t)m;
+
+	if (meta->flags & LSW_META_CTL) {
+		mq |= LSW_HO_CTL;
+	} else if (meta->flags & LSW_META_CHARGED) {
+		c = (struct lsw_charge){.bytes = (uint16_t)meta->charged, .len = c.len,
+					.in_port = meta->in_port, .pg = meta->pg,
+					.in_part = meta->in_part, .eg_part = meta->eg_part};
+		mq |= meta->queue;
+	} else {
+		mq |= LSW_HO_DIRECT;
+	}
+	lsw_handoff_put(w, conf, port, mq, &c);
 }
 
 void
@@ -55,65 +83,169 @@ lsw_tx_ctl(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 static uint16_t tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			 struct rte_mbuf **pkts, uint16_t n);
 
-/* Hand staged packets to the owner of @port (or, forwarding direct, to the PMD). */
+/* Send the packets staged for @port, which this worker owns (forwarding direct). */
 void
 lsw_tx_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port)
 {
 	struct lsw_txbuf *b = &w->txb[port];
 	uint16_t n = b->n, sent;
 
+	w->tx_staged &= ~(1u << port);
 	if (n == 0)
 		return;
 	b->n = 0;
-	if (conf->port[port].owner == w->idx) {
-		if (unlikely(conf->port[port].suspended)) {
-			for (uint16_t i = 0; i < n; i++)
-				lsw_count_drop(w, port, LSW_DROP_L3_EGRESS_LINK_DOWN, b->pkt[i]);
-			return;
-		}
-		/* Direct forwarding keeps no buffer: what the PMD refuses is dropped. */
-		sent = tx_burst(w, conf, port, b->pkt, n);
-		for (uint16_t i = sent; i < n; i++)
-			lsw_count_drop(w, port, LSW_DROP_TX_QUEUE_FULL, b->pkt[i]);
+	if (unlikely(conf->port[port].suspended)) {
+		for (uint16_t i = 0; i < n; i++)
+			lsw_count_drop(w, port, LSW_DROP_L3_EGRESS_LINK_DOWN, b->pkt[i]);
 		return;
 	}
-	sent = (uint16_t)rte_ring_sp_enqueue_burst(w->dp->handoff[w->idx][port],
-						   (void **)b->pkt, n, NULL);
+	/* Direct forwarding keeps no buffer: what the PMD refuses is dropped. */
+	sent = tx_burst(w, conf, port, b->pkt, n);
 	for (uint16_t i = sent; i < n; i++)
-		drop_queued(w, conf, port, b->pkt[i], LSW_DROP_TX_RING_FULL);
+		lsw_count_drop(w, port, LSW_DROP_TX_QUEUE_FULL, b->pkt[i]);
 }
 
+/* The ports staged for, not every port: a loop's cost does not grow with the ports. */
 void
 lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
-	for (uint16_t p = 0; p < conf->n_ports; p++)
-		if (w->txb[p].n)
-			lsw_tx_flush(w, conf, p);
+	while (w->tx_staged)
+		lsw_tx_flush(w, conf, (uint16_t)__builtin_ctz(w->tx_staged));
+}
+
+/* Drop a handoff entry @e for @port, its buffer given back. */
+void
+lsw_handoff_drop(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+		 const struct lsw_hoent *e, enum lsw_drop why)
+{
+	struct rte_mbuf *m = lsw_hoent_mbuf(e->mq);
+
+	if (!(e->mq & (LSW_HO_CTL | LSW_HO_DIRECT))) {
+		const struct lsw_pkt_meta meta = {
+			.charged = e->c.bytes, .in_port = e->c.in_port, .pg = e->c.pg,
+			.out_port = (uint8_t)port, .queue = (uint8_t)(e->mq & LSW_HO_QUEUE),
+			.in_part = e->c.in_part, .eg_part = e->c.eg_part,
+		};
+		lsw_buffer_release(w->buffer, &conf->buffer, &meta);
+	}
+	lsw_count_drop(w, port, why, m);
+}
+
+void
+lsw_handoff_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port)
+{
+	struct lsw_hostage *b = &w->hob[port];
+	struct rte_ring *r = w->dp->handoff[w->idx][port];
+	unsigned int sent;
+
+	if (unlikely(r == NULL)) { /* no ring: the port's owner is this worker after all */
+		for (uint16_t i = 0; i < b->n; i++)
+			lsw_handoff_drop(w, conf, port, &b->e[i], LSW_DROP_TX_RING_FULL);
+		b->n = 0;
+		w->ho_staged &= ~(1u << port);
+		return;
+	}
+	sent = rte_ring_sp_enqueue_burst_elem(r, b->e, sizeof(b->e[0]), b->n, NULL);
+	if (likely(w->dp->ho_bell != NULL) && sent != 0) { /* after the entries, for the owner */
+		uint32_t *bell = &w->dp->ho_bell[w->idx].sent[conf->port[port].owner];
+		lsw_publish(bell, *bell + sent);
+	}
+	b->n = (uint16_t)(b->n - sent);
+	if (b->n == 0) {
+		w->ho_full &= ~(1u << port);
+		w->ho_staged &= ~(1u << port);
+		return;
+	}
+	memmove(b->e, b->e + sent, b->n * sizeof(b->e[0]));
+	w->ho_full |= 1u << port;
+}
+
+uint32_t
+lsw_handoff_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
+{
+	for (uint32_t left = w->ho_staged; left != 0; left &= left - 1)
+		lsw_handoff_flush(w, conf, (uint16_t)__builtin_ctz(left));
+	return w->ho_full;
+}
+
+/* Queue @n handoff entries @e for @port, one of ours. */
+static void
+queue_handed(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+	     const struct lsw_hoent *e, unsigned int n)
+{
+	struct lsw_sched *s = w->dp->sched[port];
+
+	for (unsigned int i = 0; i < n; i++) {
+		const uintptr_t mq = e[i].mq;
+		struct rte_mbuf *m = lsw_hoent_mbuf(mq);
+		rte_prefetch0(m);
+		rte_prefetch0(&m->cacheline1);
+		if (likely(!(mq & (LSW_HO_CTL | LSW_HO_DIRECT)))) {
+			/* A data queue holds every mbuf: this never fails. */
+			lsw_fifo_push_ent(&s->q[mq & LSW_HO_QUEUE], m, &e[i].c);
+		} else if (mq & LSW_HO_DIRECT) {
+			lsw_tx_stage(w, conf, port, m);
+		} else if (unlikely(!lsw_fifo_push_ent(&s->ctl, m, &e[i].c))) {
+			lsw_handoff_drop(w, conf, port, &e[i], LSW_DROP_TX_RING_FULL);
+		}
+	}
 }
 
 /* Move what other workers handed over into our ports' queues. Returns packets moved. */
 uint32_t
 lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
-	struct rte_mbuf *pkts[LSW_BURST];
+	struct lsw_hoent e[2 * LSW_BURST];
+	const uint16_t nw = conf->n_workers;
 	uint32_t total = 0;
 
-	if (conf->n_workers < 2)
+	if (nw < 2)
 		return 0;
+	/* The senders with something for us: what they rang for and we did not take. */
+	uint32_t from = 0;
+	for (uint16_t q = 0; q < nw; q++)
+		if (q != w->idx && (w->dp->ho_bell == NULL ||
+				    lsw_acquire(&w->dp->ho_bell[q].sent[w->idx]) != w->ho_got[q]))
+			from |= 1u << q;
+	if (from == 0)
+		return 0;
+	/* The senders take turns at being drained first, for when the port is behind. */
+	w->ho_first = (uint16_t)(w->ho_first + 1 < nw ? w->ho_first + 1 : 0);
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 		uint16_t port = conf->owned[w->idx][i];
-		for (uint16_t q = 0; q < conf->n_workers; q++) {
+		/* Behind: what a loop sends, no more (the rest waits in the rings). */
+		uint32_t room = w->dp->sched[port]->behind ? LSW_TX_ROUNDS * LSW_BURST :
+			UINT32_MAX;
+		for (uint16_t k = 0; k < nw && room; k++) {
+			uint16_t q = (uint16_t)(w->ho_first + k < nw ? w->ho_first + k :
+						 w->ho_first + k - nw);
 			struct rte_ring *r = w->dp->handoff[q][port];
-			if (r == NULL)
+			unsigned int n;
+			if (!(from >> q & 1) || r == NULL)
 				continue;
-			unsigned int n = rte_ring_sc_dequeue_burst(r, (void **)pkts, LSW_BURST,
-								   NULL);
-			for (unsigned int k = 0; k < n; k++)
-				push_local(w, conf, port, pkts[k]);
-			total += n;
+			do {
+				n = rte_ring_sc_dequeue_burst_elem(r, e, sizeof(e[0]),
+								   RTE_MIN(room, RTE_DIM(e)), NULL);
+				queue_handed(w, conf, port, e, n);
+				w->ho_got[q] += n;
+				total += n;
+				room -= n;
+			} while (n == RTE_DIM(e) && room);
 		}
 	}
 	return total;
+}
+
+/* 1 for a frame to a group address. A routed frame says unicast in its mbuf's first line
+ * (lsw_ucast_flag), which the PMD reads anyway: its data line, written by the worker that
+ * routed it, is not pulled to this one (issue 34: that load was 95% of tx_burst's time with
+ * every packet crossing workers). */
+static inline uint64_t
+non_ucast(const struct rte_mbuf *m)
+{
+	if (likely(m->ol_flags & lsw_ucast_flag))
+		return 0;
+	return *rte_pktmbuf_mtod(m, const uint8_t *) & 1;
 }
 
 /* Give the PMD @n frames; count what it took. Returns how many it took: the rest are the
@@ -129,7 +261,7 @@ tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	/* Count before the burst: the PMD may free the mbufs as soon as it has them. */
 	for (uint16_t i = 0; i < n; i++) {
 		bytes += pkts[i]->pkt_len;
-		mc += *rte_pktmbuf_mtod(pkts[i], uint8_t *) & 1;
+		mc += non_ucast(pkts[i]);
 	}
 	/* Every frame that leaves goes through here, switch-originated ones (PFC, ARP, ICMP)
 	 * included: the place to capture what a port sends. */
@@ -139,7 +271,7 @@ tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		sent = rte_eth_tx_burst(conf->port[port].port_id, 0, pkts, n);
 	for (uint16_t i = sent; i < n; i++) {
 		bytes -= pkts[i]->pkt_len;
-		mc -= *rte_pktmbuf_mtod(pkts[i], uint8_t *) & 1;
+		mc -= non_ucast(pkts[i]);
 	}
 	pc->ctr[LSW_PC_IF_OUT_OCTETS] += bytes;
 	pc->ctr[LSW_PC_IF_OUT_NON_UCAST_PKTS] += mc;

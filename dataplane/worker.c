@@ -12,7 +12,6 @@
 #include "lsw/dataplane.h"
 
 #define PREFETCH_OFFSET 3
-#define TX_ROUNDS       4 /* bursts a port may send per loop: enough for 4 ingress ports */
 /* A yield that kept the CPU away 1 ms or more went to a CPU-bound process, which the
  * kernel preempts only at a scheduler tick (1-4 ms); other workers and lsw-host hand it
  * back within their loop. Two within 20 ms, and short waits sleep for 100 ms. */
@@ -49,7 +48,7 @@ handle_one(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		d = LSW_DROP_MULTI_SEGMENT;
 		goto drop;
 	}
-	d = lsw_parse((const uint8_t *)eth, m->data_len, &pi);
+	d = lsw_parse_rx((const uint8_t *)eth, m->data_len, m->ol_flags, &pi);
 	if (unlikely(d != LSW_DROP_NONE))
 		goto drop;
 	if (unlikely(eth->src_addr.addr_bytes[0] & 1)) {
@@ -135,10 +134,30 @@ lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 {
 	lsw_admit_flush(w, conf);
 	lsw_tx_flush_all(w, conf);
+	lsw_handoff_flush_all(w, conf);
+	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) { /* what the rings had no room for */
+		for (uint16_t i = 0; i < w->hob[p].n; i++)
+			lsw_handoff_drop(w, conf, p, &w->hob[p].e[i], LSW_DROP_SHUTDOWN);
+		w->hob[p].n = 0;
+	}
+	w->ho_full = w->ho_staged = 0;
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++)
 		lsw_egress_drop_all(w, conf, conf->owned[w->idx][i], LSW_DROP_SHUTDOWN);
 	lsw_neigh_drop_held(w);
 	lsw_ndp_drop_held(w);
+}
+
+bool
+lsw_worker_rx_gate(struct lsw_worker *w, const struct lsw_snapshot *conf)
+{
+	bool rx;
+
+	if (likely((w->ho_full | w->rx_hold) == 0))
+		return true;
+	rx = lsw_handoff_flush_all(w, conf) == 0 && !w->rx_hold;
+	w->rx_hold = 0;
+	w->ctr->event[LSW_EV_RX_HELD] += !rx;
+	return rx;
 }
 
 /* The control plane asks for watermarks to be cleared by bumping a generation. */
@@ -174,14 +193,18 @@ lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_
 					      w->dp->tsc_hz);
 		lsw_pfc_poll(w, conf, port, now);
 		lsw_ecmp_poll(w, conf, port, now);
-		for (int r = 0; r < TX_ROUNDS; r++) {
+		int r;
+		for (r = 0; r < LSW_TX_ROUNDS; r++) {
 			uint32_t n = lsw_egress_run(w, conf, port, now);
 			work += n;
 			if (n < LSW_BURST)
 				break;
 		}
+		/* Every round a full burst: the port had more to send than a loop sends. */
+		w->dp->sched[port]->behind = r == LSW_TX_ROUNDS;
 	}
 	lsw_tx_flush_all(w, conf);
+	lsw_handoff_flush_all(w, conf); /* switch-originated frames, released ones */
 	return work;
 }
 
@@ -300,7 +323,18 @@ lsw_worker_main(void *arg)
 		if (unlikely(conf != prev))
 			lsw_ndp_announce(w, conf);
 
-		for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
+		/* The pool-wide sums admission reads, once a loop (include/lsw/buffer.h). */
+		if (conf->n_workers > 1)
+			lsw_buffer_seen_take(dp->buffer, conf->n_workers, w->buffer,
+					     conf->buffer.n_pools);
+		bool rx = lsw_worker_rx_gate(w, conf);
+		unsigned int n_own = conf->n_owned[w->idx];
+		/* Each loop starts at the next port: a loop cut short by a full handoff or
+		 * buffer (below) must not starve the ports after the first, whose PFC frames
+		 * (a storm's included) would go unread. */
+		unsigned int i = w->rx_first < n_own ? w->rx_first : 0;
+		w->rx_first = i + 1 < n_own ? i + 1 : 0;
+		for (unsigned int k = 0; rx && k < n_own; k++, i = i + 1 < n_own ? i + 1 : 0) {
 			uint16_t port = conf->owned[w->idx][i];
 			if (unlikely(conf->port[port].suspended))
 				continue;
@@ -312,9 +346,14 @@ lsw_worker_main(void *arg)
 			 * date a PFC frame milliseconds early, and end its pause that early. */
 			now = rte_rdtsc();
 			lsw_process_burst(w, conf, port, pkts, n, now);
+			/* A stage holds at most the burst before and this one. */
+			if (unlikely(w->ho_full | w->rx_hold))
+				break;
 		}
-		if (work)
+		if (work) {
+			lsw_handoff_flush_all(w, conf); /* to the owners before our egress */
 			now = rte_rdtsc();
+		}
 		work += lsw_worker_egress(w, conf, now);
 		lsw_timeline_poll(w, conf, now);
 		check_wm_clear(w);

@@ -11,7 +11,10 @@
  * workers, the control plane) sum with lsw_counter_read (include/lsw/shared.h). Workers
  * admitting to one queue at
  * the same moment each see the others' occupancy as of their last write (once per burst),
- * so with W workers a queue or PG may pass its threshold by up to W - 1 bursts.
+ * so with W workers a queue or PG may pass its threshold by up to W - 1 bursts. The
+ * pool-wide sums (shared, headroom and used bytes of a pool, packets held) are taken once a
+ * loop (struct lsw_buffer_seen): a pool or the packet limit may be passed by what the other
+ * workers admit during one loop of this one.
  */
 #ifndef LSW_BUFFER_H
 #define LSW_BUFFER_H
@@ -137,6 +140,11 @@ struct lsw_charge {
 _Static_assert(LSW_PART_RESERVED == 0 && LSW_PART_SHARED == 1, "a part from one bit");
 
 extern int lsw_meta_offset;
+/* An ol_flags bit (a DPDK dynamic flag) on a frame whose destination MAC lsw wrote and
+ * found unicast (lsw_l2_write): the port's owner counts it as unicast without reading the
+ * frame, whose line another worker wrote (tx.c). Every other frame is read. */
+extern uint64_t lsw_ucast_flag;
+/* Registers the meta's dynamic field and the flag. */
 int lsw_meta_register(void);
 
 static inline struct lsw_pkt_meta *
@@ -280,12 +288,32 @@ struct lsw_buffer_abm {
 	uint64_t at[LSW_MAX_PORTS];
 };
 
+/*
+ * The pool-wide sums of the other workers' shares as this worker last took them, once a loop
+ * (lsw_buffer_seen_take). Every worker writes its pool-wide words at each admission and
+ * release: summed live, each run admitted cost a line from every other worker, which grows
+ * with the workers; once a loop, W - 1 lines a loop. Admission adds its own share, current.
+ * Only its worker reads or writes it.
+ */
+struct lsw_buffer_seen {
+	uint16_t n;           /* workers summed; 0: never taken (admission sums live) */
+	int64_t pkts_held;
+	int64_t pool_shared[LSW_MAX_POOLS];
+	int64_t pool_hdrm[LSW_MAX_POOLS];
+	int64_t pool_used[LSW_MAX_POOLS];
+	/* What the last run admitted left its PG (by part) and queue (reserved, shared)
+	 * holding: their watermarks (lsw_buffer_watermarks). */
+	int64_t run_pg[LSW_PARTS];
+	int64_t run_q[2];
+};
+
 struct lsw_buffer_lcore {
 	struct lsw_buffer_use use;
 	struct lsw_buffer_wm wm;
 	uint64_t wm_gen;                                   /* last clear request honoured */
 	struct lsw_buffer_ctr ctr;
 	struct lsw_buffer_abm abm;
+	struct lsw_buffer_seen seen __rte_cache_aligned;
 } __rte_cache_aligned;
 
 
@@ -368,6 +396,16 @@ lsw_buffer_charge(const struct lsw_buffer_dp *mc, uint32_t len)
 		_s += lsw_counter_read(&(all)[_w]->use.field); \
 	_s; })
 
+/* A pool-wide @field of struct lsw_buffer_use summed over the workers, for admission by
+ * @mine: the others' shares as taken at its loop's start, when they were (lsw_buffer_seen). */
+#define LSW_BUFFER_POOLWIDE(all, nw, mine, field) \
+	((mine)->seen.n == (nw) ? (mine)->seen.field + (mine)->use.field : \
+				  LSW_BUFFER_SUM(all, nw, field))
+
+/* Take the others' pool-wide sums for @mine (once a loop; @n_pools of them). */
+void lsw_buffer_seen_take(struct lsw_buffer_lcore *const *all, uint16_t n,
+			  struct lsw_buffer_lcore *mine, uint16_t n_pools);
+
 static inline int64_t
 lsw_buffer_pg_occ(struct lsw_buffer_lcore *const *all, uint16_t n, uint16_t port, uint8_t pg,
 		  int part)
@@ -415,6 +453,7 @@ lsw_meta_charge(struct lsw_pkt_meta *meta, const struct lsw_charge *c)
 enum lsw_drop lsw_buffer_admit(struct lsw_buffer_lcore *const *all, uint16_t n_workers,
 			       struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 			       struct lsw_pkt_meta *meta, uint32_t len);
+/* After lsw_buffer_admit_run for those (port, PG) and (port, queue): their watermarks. */
 void lsw_buffer_watermarks(struct lsw_buffer_lcore *const *all, uint16_t n,
 			   struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
 			   uint16_t ip, uint8_t pg, uint16_t op, uint8_t q);

@@ -61,6 +61,8 @@ enum lsw_port_ctr {
 	X(PFC_TX,             "PFC frames sent (XOFF, refresh or XON)") \
 	X(PAUSE_RX,           "802.3x PAUSE frames honoured") \
 	X(SNAPSHOT_MISSED,    "drops or marks not snapshotted: the worker's ring was full") \
+	X(RX_HELD,            "loops a worker took no rx burst: a handoff ring to another " \
+			      "worker's port was full, or the buffer out of packets") \
 	X(TIMELINE_RECORDS,   "timeline samples and events recorded") \
 	X(TIMELINE_LOST,      "timeline records lost: the worker's ring was full") \
 	X(TIMELINE_SKIPPED,   "timeline sample intervals skipped: the worker came back too late") \

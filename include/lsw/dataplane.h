@@ -104,13 +104,22 @@ struct lsw_neigh_msg {
 	uint8_t ip6[16];
 };
 
+/* What a worker has handed to each other worker (entries, wrapping), on a line of its own:
+ * an owner looks at one word per sender each loop and polls that sender's rings only when
+ * it has not taken all of it, not every (sender, port) ring of every worker (tx.c). */
+struct lsw_ho_bell {
+	uint32_t sent[LSW_MAX_WORKERS]; /* dp: the sender writes (relaxed); its owners read */
+} __rte_cache_aligned;
+
 struct lsw_dp {
 	struct lsw_snapshot *conf;   /* cp: lsw_publish; dp: lsw_acquire once per loop */
 	struct lsw_fib *fib;        /* cp: set before workers start */
 	struct lsw_fib6 *fib6;      /* cp: set before workers start */
 	struct rte_rcu_qsbr *qsv;   /* cp: set before workers start; thread id = worker index */
-	/* handoff[w][p]: packets from worker w for port p, when w does not own p (SP/SC). */
+	/* handoff[w][p]: packets from worker w for port p, when w does not own p (SP/SC,
+	 * elements struct lsw_hoent). */
 	struct rte_ring *handoff[LSW_MAX_WORKERS][LSW_MAX_PORTS]; /* cp: set at start-up */
+	struct lsw_ho_bell *ho_bell; /* cp: [LSW_MAX_WORKERS] at start-up; NULL: poll every ring */
 	struct rte_ring *neigh_ring; /* dp: enqueue (MP); cp: dequeue (SC) */
 	struct rte_mempool *pool;   /* cp: set at start-up */
 	struct rte_mempool *pfc_pool; /* cp: set at start-up; PFC frames only (NULL: pool) */
@@ -145,6 +154,43 @@ struct lsw_dp {
 struct lsw_txbuf {
 	uint16_t n;
 	struct rte_mbuf *pkt[LSW_BURST];
+};
+
+/*
+ * A packet handed to the owner of its egress port (tx.c): the mbuf, with its egress queue
+ * and kind in the pointer's low bits (an mbuf is cache-line aligned), and what admission
+ * charged it, laid out as a queue entry's tail (struct lsw_qent). The owner queues it from
+ * the entry alone: the mbuf's lines stay where they are until the frame is sent.
+ */
+struct lsw_hoent {
+	uintptr_t mq;
+	struct lsw_charge c;
+};
+_Static_assert(sizeof(struct lsw_hoent) == 16, "a handoff entry is four ring words");
+enum {
+	LSW_HO_QUEUE = 7,   /* the egress queue of a data packet */
+	LSW_HO_CTL = 8,     /* switch-originated (ARP, ICMP): the control queue, uncharged */
+	LSW_HO_DIRECT = 16, /* forwarding direct: sent as it comes, no queue, uncharged */
+};
+_Static_assert(LSW_NUM_QUEUES - 1 <= LSW_HO_QUEUE && RTE_CACHE_LINE_SIZE > LSW_HO_DIRECT,
+	       "the queue and kind fit below an mbuf's alignment");
+static inline struct rte_mbuf *
+lsw_hoent_mbuf(uintptr_t mq)
+{
+	return (struct rte_mbuf *)(mq & ~(uintptr_t)(RTE_CACHE_LINE_SIZE - 1));
+}
+
+/* Bursts a port may send per loop: enough for 4 ingress ports. */
+#define LSW_TX_ROUNDS 4
+/* Entries of each (worker, port) handoff ring: room for the owner to fall a few loops
+ * behind without the sender stopping; a full ring stops the sender's rx (tx.c). */
+#define LSW_HANDOFF_RING  256
+/* A sender's stage per port holds two bursts: the one the ring refused and the next. */
+#define LSW_HANDOFF_STAGE (2 * LSW_BURST)
+
+struct lsw_hostage {
+	uint16_t n;
+	struct lsw_hoent e[LSW_HANDOFF_STAGE];
 };
 
 #define LSW_HOLD_SLOTS 16
@@ -188,7 +234,7 @@ struct lsw_worker {
 	struct lsw_buffer_lcore *buffer;    /* this worker's share of the buffer */
 	uint16_t n_adm;                  /* routed packets waiting for admission */
 	struct rte_mbuf *adm[LSW_BURST];
-	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* staging for other workers' ports */
+	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* direct forwarding: staging per port */
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
 	uint64_t dear_at;                /* when the last dear sched_yield() came back (TSC) */
@@ -200,6 +246,22 @@ struct lsw_worker {
 	struct lsw_hold6_slot hold6[LSW_HOLD_SLOTS];
 	/* The addresses each port last announced (unsolicited NA): link-local, then global */
 	uint8_t na_sent[LSW_MAX_PORTS][LSW_MAX_ADDRS6 + 1][16];
+	/* Handing over to other workers' ports (tx.c): ports whose stage the ring left
+	 * packets in (the worker takes no rx burst until they are handed over), whether the
+	 * last burst's admission ran out of packets (MBUF_LIMIT: the next loop takes none
+	 * either), the ring the owner drains first, and the stages. */
+	uint32_t ho_full;
+	uint32_t ho_staged;              /* ports whose stage holds packets */
+	uint32_t tx_staged;              /* ports whose txb holds packets (direct) */
+	uint8_t rx_hold;
+	uint16_t rx_first;               /* the owned port (index) the next loop reads first */
+	uint16_t ho_first;
+	uint32_t ho_got[LSW_MAX_WORKERS]; /* entries taken from each sender (its ho_bell) */
+	/* Drop snapshots (dropsnap.c): room left in the ring as last seen, and the loop + 1
+	 * in which it was found full. */
+	uint32_t snap_room;
+	uint64_t snap_full_at;
+	struct lsw_hostage hob[LSW_MAX_PORTS];
 } __rte_cache_aligned; /* workers sit side by side in an array: no line is shared */
 
 /* worker.c */
@@ -248,6 +310,11 @@ int lsw_worker_main(void *arg);
 void lsw_process_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		       struct rte_mbuf **pkts, uint16_t n, uint64_t now);
 void lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf);
+/* Whether the loop takes rx bursts: not while a handoff ring is full (its owner is behind:
+ * the stages are handed over first), nor for a loop after the buffer ran out of packets.
+ * The excess then waits, and is dropped, in the rx queues, at no cost to the workers; the
+ * egress runs either way, at its full rate. Counts RX_HELD when not. */
+bool lsw_worker_rx_gate(struct lsw_worker *w, const struct lsw_snapshot *conf);
 /* The loop's second half, after the rx bursts: handoff rings, ARP holds, then per owned
  * port PFC, ECMP quality and the egress; staged packets flushed. Returns packets moved. */
 uint32_t lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
@@ -432,20 +499,80 @@ void lsw_tx_ctl(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t 
 void lsw_tx_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port);
 void lsw_tx_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf);
 
-/* Stage @m for @port: sent, or handed to the port's owner, once LSW_BURST are staged or at
- * the loop's end (lsw_tx_flush_all). Inline: direct forwarding stages every packet. */
+uint32_t lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf);
+/* Give @port's stage to its ring; what the ring cannot take stays, and marks ho_full. */
+void lsw_handoff_flush(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port);
+/* Every stage that holds packets; returns ho_full after it. */
+uint32_t lsw_handoff_flush_all(struct lsw_worker *w, const struct lsw_snapshot *conf);
+void lsw_handoff_drop(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+		      const struct lsw_hoent *e, enum lsw_drop why);
+
+/* Stage @m (@mq: the mbuf with its LSW_HO_* bits) and its charge @c for @port, which
+ * another worker owns. The stage goes to the ring at a burst, unless the ring was full: then
+ * only when it is full itself (the rx it comes from has stopped by then, so it never is). */
+static inline void
+lsw_handoff_put(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+		uintptr_t mq, const struct lsw_charge *c)
+{
+	struct lsw_hostage *b = &w->hob[port];
+
+	if (unlikely(b->n == LSW_HANDOFF_STAGE)) {
+		lsw_handoff_flush(w, conf, port);
+		if (b->n == LSW_HANDOFF_STAGE) {
+			const struct lsw_hoent e = {.mq = mq, .c = *c};
+			lsw_handoff_drop(w, conf, port, &e, LSW_DROP_TX_RING_FULL);
+			return;
+		}
+	}
+	b->e[b->n].mq = mq;
+	b->e[b->n].c = *c;
+	w->ho_staged |= 1u << port;
+	if (++b->n >= LSW_BURST && !(w->ho_full >> port & 1))
+		lsw_handoff_flush(w, conf, port);
+}
+
+/* Stage @k data packets @m of queue @q of @port, charged as @c says, if the stage has room
+ * for them all (false: none staged). */
+static inline bool
+lsw_handoff_put_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+		    struct rte_mbuf *const *m, uint8_t q, const struct lsw_charge *c, uint16_t k)
+{
+	struct lsw_hostage *b = &w->hob[port];
+	struct lsw_hoent *e = b->e + b->n;
+
+	if (b->n + k > LSW_HANDOFF_STAGE)
+		return false;
+	for (uint16_t i = 0; i < k; i++) {
+		e[i].mq = (uintptr_t)m[i] | q;
+		e[i].c = c[i];
+	}
+	b->n = (uint16_t)(b->n + k);
+	w->ho_staged |= 1u << port;
+	if (b->n >= LSW_BURST && !(w->ho_full >> port & 1))
+		lsw_handoff_flush(w, conf, port);
+	return true;
+}
+
+/* Stage @m for @port: sent once LSW_BURST are staged or at the loop's end
+ * (lsw_tx_flush_all), or handed to the port's owner. Inline: direct forwarding stages every
+ * packet. */
 static inline void
 lsw_tx_stage(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 	     struct rte_mbuf *m)
 {
 	struct lsw_txbuf *b = &w->txb[port];
 
+	if (unlikely(conf->port[port].owner != w->idx)) {
+		const struct lsw_charge c = {.len = (uint16_t)m->pkt_len};
+		lsw_handoff_put(w, conf, port, (uintptr_t)m | LSW_HO_DIRECT, &c);
+		return;
+	}
 	b->pkt[b->n++] = m;
+	w->tx_staged |= 1u << port;
 	if (b->n == LSW_BURST)
 		lsw_tx_flush(w, conf, port);
 }
 
-uint32_t lsw_tx_drain_handoff(struct lsw_worker *w, const struct lsw_snapshot *conf);
 /* Send what the scheduler and shaper allow on @port now (owner only). */
 uint32_t lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 			uint64_t now);
@@ -516,6 +643,9 @@ lsw_l2_write(struct rte_mbuf *m, uint64_t dmac, const struct rte_ether_addr *sma
 
 	memcpy(eth, &dmac, sizeof(dmac));
 	memcpy(eth + RTE_ETHER_ADDR_LEN, &tail, sizeof(tail));
+	/* The I/G bit is the first byte's lowest: set or cleared (net_ring hands a sent mbuf
+	 * back as it was). */
+	m->ol_flags = (m->ol_flags & ~lsw_ucast_flag) | (dmac & 1 ? 0 : lsw_ucast_flag);
 }
 
 /* The Ethernet header of a routed frame of traffic class @tc leaving by @op, in place of

@@ -15,6 +15,7 @@
 #include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_mbuf_core.h>
 #include "lsw/drop.h"
 
 #define LSW_ETHERTYPE_IPV4   0x0800
@@ -117,14 +118,31 @@ lsw_ipv4_hdr_sum(const uint8_t *h, uint32_t ihl)
 }
 
 /*
+ * Whether an IPv4 header's checksum is good, by what the NIC reported of it (@rx: a frame's
+ * ol_flags, RTE_MBUF_F_RX_IP_CKSUM_*), which lsw trusts as every DPDK router does: GOOD is
+ * not summed again, BAD is not summed at all; UNKNOWN (0) or NONE, what ports without the
+ * offload report (net_pcap, net_null, taps, memif), is verified here.
+ */
+static __rte_always_inline bool
+lsw_ipv4_cksum_ok(const uint8_t *h, uint32_t ihl, uint64_t rx)
+{
+	const uint64_t ck = rx & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+
+	if (ck == RTE_MBUF_F_RX_IP_CKSUM_GOOD)
+		return true;
+	return ck != RTE_MBUF_F_RX_IP_CKSUM_BAD && lsw_ipv4_hdr_sum(h, ihl) == 0xffff;
+}
+
+/*
  * The frame nearly every one is: untagged IPv4 without options, not a fragment. Two wide
  * loads and a few compares accept it, where the careful path takes a branch and a narrow
  * load per field; anything else, and every malformed frame, goes the careful way, which
  * names the reason. Both fill lsw_pkt_info alike (test_parse: test_plain_equals_careful).
- * True for such a frame, with its IPv4 total length in *@tlen.
+ * True for such a frame, with its IPv4 total length in *@tlen; @rx: its ol_flags
+ * (lsw_ipv4_cksum_ok).
  */
 static __rte_always_inline bool
-lsw_parse_plain_ipv4(const uint8_t *pkt, uint32_t len, uint32_t *tlen)
+lsw_parse_plain_ipv4(const uint8_t *pkt, uint32_t len, uint64_t rx, uint32_t *tlen)
 {
 	uint64_t a, b;
 
@@ -138,7 +156,7 @@ lsw_parse_plain_ipv4(const uint8_t *pkt, uint32_t len, uint32_t *tlen)
 	return (a >> 40) == ((uint64_t)LSW_ETHERTYPE_IPV4 << 8 | 0x45) &&
 	       !(b >> 48 & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) &&
 	       *tlen >= sizeof(struct rte_ipv4_hdr) && *tlen <= len - RTE_ETHER_HDR_LEN &&
-	       lsw_ipv4_hdr_sum(pkt + RTE_ETHER_HDR_LEN, sizeof(struct rte_ipv4_hdr)) == 0xffff;
+	       lsw_ipv4_cksum_ok(pkt + RTE_ETHER_HDR_LEN, sizeof(struct rte_ipv4_hdr), rx);
 }
 
 /* @pi for a frame lsw_parse_plain_ipv4 accepted, IPv4 total length @tlen. */
@@ -155,11 +173,26 @@ lsw_parse_plain(const uint8_t *pkt, uint32_t tlen, struct lsw_pkt_info *pi)
 			    tlen - sizeof(struct rte_ipv4_hdr), pi);
 }
 
-/* Fill @pi from the @len bytes at @pkt. Returns LSW_DROP_NONE, or the reason the frame is
+/* Fill @pi from the @len bytes at @pkt, received with ol_flags @rx (what the NIC says of
+ * its checksums: lsw_ipv4_cksum_ok). Returns LSW_DROP_NONE, or the reason the frame is
  * malformed. IPv4 header checksums are verified here. */
-enum lsw_drop lsw_parse(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi);
+enum lsw_drop lsw_parse_rx(const uint8_t *pkt, uint32_t len, uint64_t rx,
+			   struct lsw_pkt_info *pi);
 /* The same without the fast path for plain IPv4 frames: every field one by one. For the
  * tests that check the two against each other. */
-enum lsw_drop lsw_parse_careful(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi);
+enum lsw_drop lsw_parse_careful_rx(const uint8_t *pkt, uint32_t len, uint64_t rx,
+				   struct lsw_pkt_info *pi);
+/* A frame of which the NIC said nothing (a host's, a test's). */
+static inline enum lsw_drop
+lsw_parse(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
+{
+	return lsw_parse_rx(pkt, len, 0, pi);
+}
+
+static inline enum lsw_drop
+lsw_parse_careful(const uint8_t *pkt, uint32_t len, struct lsw_pkt_info *pi)
+{
+	return lsw_parse_careful_rx(pkt, len, 0, pi);
+}
 
 #endif

@@ -73,6 +73,24 @@ lsw_fifo_push(struct lsw_fifo *f, struct rte_mbuf *m, const struct lsw_pkt_meta 
 	return true;
 }
 
+/* Push @m charged as @c says (a handoff entry's charge, include/lsw/dataplane.h): the mbuf is
+ * not read. */
+static inline bool
+lsw_fifo_push_ent(struct lsw_fifo *f, struct rte_mbuf *m, const struct lsw_charge *c)
+{
+	const uint32_t t = f->tail;
+	struct lsw_qent *e;
+
+	if (t - f->head > f->mask)
+		return false;
+	e = &f->slot[t & f->mask];
+	e->m = m;
+	memcpy(&e->charged, c, sizeof(*c));
+	lsw_store_relaxed(&f->tail, t + 1);
+	f->bytes += c->len;
+	return true;
+}
+
 /* Push @k admitted packets, charged as @c says: false, and nothing pushed, when they do
  * not all fit. Each entry is its mbuf and its charge, copied whole; one tail store and one
  * byte count for the run. */
@@ -156,6 +174,9 @@ struct lsw_sched {
 	bool starved;                 /* the last run left a servable queue short of tokens */
 	uint64_t pause_until[LSW_NUM_QUEUES]; /* tsc; a queue is not served before (PFC) */
 	struct lsw_pfc_port pfc;      /* the port's PFC state, same owner */
+	/* The last loop's egress sent full bursts to its limit (LSW_TX_ROUNDS): the owner
+	 * drains its handoff rings no faster than it sends (tx.c). */
+	bool behind;
 	uint16_t n_pend;              /* frames the PMD refused, sent first next time */
 	uint32_t pend_bytes;          /* their bytes: queued ahead of every queue (ECN, ECMP) */
 	struct rte_mbuf *pend[32];

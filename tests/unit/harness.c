@@ -209,7 +209,7 @@ uint16_t
 t_tx_count(struct t_switch *t, uint16_t port)
 {
 	struct lsw_sched *s = t->sw.dp.sched[port];
-	uint32_t n = t->w.txb[port].n;
+	uint32_t n = t->w.txb[port].n + t->w.hob[port].n;
 
 	if (s == NULL)
 		return (uint16_t)n;
@@ -242,6 +242,22 @@ t_tx_take(struct t_switch *t, uint16_t port)
 		s->q[q].bytes -= e->m->pkt_len;
 		lsw_buffer_release(t->w.buffer, &t->conf->buffer, &meta);
 		return e->m;
+	}
+	struct lsw_hostage *h = &t->w.hob[port];
+	if (h->n != 0) { /* staged for another worker: released as its owner would */
+		struct lsw_hoent e = h->e[0];
+		memmove(h->e, h->e + 1, (size_t)(h->n - 1) * sizeof(h->e[0]));
+		h->n--;
+		m = lsw_hoent_mbuf(e.mq);
+		if (!(e.mq & (LSW_HO_CTL | LSW_HO_DIRECT))) {
+			struct lsw_pkt_meta meta = {
+				.charged = e.c.bytes, .in_port = e.c.in_port, .pg = e.c.pg,
+				.out_port = (uint8_t)port, .queue = (uint8_t)(e.mq & LSW_HO_QUEUE),
+				.in_part = e.c.in_part, .eg_part = e.c.eg_part,
+			};
+			lsw_buffer_release(t->w.buffer, &t->conf->buffer, &meta);
+		}
+		return m;
 	}
 	if (b->n == 0)
 		return NULL;

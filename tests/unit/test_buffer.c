@@ -3,7 +3,8 @@
  * The memory manager as a model (Choudhury and Hahne, IEEE/ACM ToN 1998): dynamic thresholds (T1),
  * reserve, shared and headroom charging and their release, static thresholds, lossy drops,
  * lossless never dropping while headroom is left, shared headroom, no-shared-buffer
- * profiles, cell rounding, and admission by one worker released by another.
+ * profiles, cell rounding, admission by one worker released by another, and the pool-wide
+ * sums a worker takes once a loop.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -511,6 +512,46 @@ test_two_workers(void **state)
 	assert_int_equal(lsw_buffer_pool_shared(all, 2, 0) + lsw_buffer_pool_shared(all, 2, 1), 0);
 }
 
+/* The pool-wide sums a worker takes once a loop: its own share current, the others' as
+ * taken; the per-PG and per-queue ones live. A packet limit of 10, lossless (alpha aside). */
+static void
+test_seen_sums(void **state)
+{
+	struct lsw_pkt_meta m[16];
+
+	(void)state;
+	mc.pkt_limit = mc.pkt_xoff = mc.pkt_xon = 10;
+	mc.pg[1][3] = (struct lsw_prof_dp){.pool = 0, .dynamic = 1, .shift = 7,
+					    .xoff = 1 << 20, .lossless = 1};
+	for (int i = 0; i < 16; i++)
+		m[i] = (struct lsw_pkt_meta){.in_port = 1, .pg = 3, .out_port = 2, .queue = 3};
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(lsw_buffer_admit(all, 2, w1, &mc, &m[i], 100), LSW_DROP_NONE);
+	lsw_buffer_seen_take(all, 2, w0, mc.n_pools);
+	assert_int_equal(w0->seen.pkts_held, 4);
+	assert_int_equal(w0->seen.pool_shared[0], 4 * 128);
+	assert_int_equal(w0->seen.pool_used[1], 4 * 128);
+	/* Worker 1 admits 4 more after the take: worker 0 sees 4 held, so 6 fit... */
+	for (int i = 4; i < 8; i++)
+		assert_int_equal(lsw_buffer_admit(all, 2, w1, &mc, &m[i], 100), LSW_DROP_NONE);
+	for (int i = 8; i < 14; i++)
+		assert_int_equal(lsw_buffer_admit(all, 2, w0, &mc, &m[i], 100), LSW_DROP_NONE);
+	/* ...its own admissions count at once... */
+	assert_int_equal(lsw_buffer_admit(all, 2, w0, &mc, &m[14], 100), LSW_DROP_MBUF_LIMIT);
+	/* ...and the next loop's take has the rest: nothing more fits. */
+	assert_int_equal(lsw_buffer_pkts_held(all, 2), 14);
+	lsw_buffer_seen_take(all, 2, w0, mc.n_pools);
+	assert_int_equal(w0->seen.pkts_held, 8);
+	assert_int_equal(lsw_buffer_admit(all, 2, w0, &mc, &m[15], 100), LSW_DROP_MBUF_LIMIT);
+	/* Released by either worker, the sums come back to 0. */
+	for (int i = 0; i < 14; i++)
+		lsw_buffer_release(i % 2 ? w0 : w1, &mc, &m[i]);
+	lsw_buffer_seen_take(all, 2, w0, mc.n_pools);
+	assert_int_equal(w0->seen.pkts_held + w0->use.pkts_held, 0);
+	assert_int_equal(LSW_BUFFER_POOLWIDE(all, 2, w0, pool_shared[0]), 0);
+	assert_int_equal(LSW_BUFFER_POOLWIDE(all, 2, w0, pool_used[1]), 0);
+}
+
 int
 main(void)
 {
@@ -526,6 +567,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_run_equals_single, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_fast_equals_single, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_workers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seen_sums, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

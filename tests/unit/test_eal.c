@@ -132,6 +132,61 @@ test_data_room(void **state)
 	lsw_config_free(c);
 }
 
+/* The EAL memory follows what lsw allocates: it grows with the workers, ports, mbufs and
+ * MTU; -m is it; a memory_mb below what lsw allocates at start is refused, naming the field
+ * and the least it takes; that least is accepted. (tests/integration/start_grid.py starts
+ * a grid of such configs.) */
+static void
+test_memory(void **state)
+{
+	struct lsw_config *c = cfg("net_null0");
+	struct lsw_eal_args a;
+	char mb[16];
+
+	(void)state;
+	c->port[0].mtu = c->port[1].mtu = 1500;
+	uint32_t m = lsw_eal_memory_mb(c, false);
+	assert_true(m >= lsw_eal_memory_mb(c, true));
+	assert_true(m > lsw_eal_memory_min_mb(c));
+	lsw_eal_args_build(c, false, 1, &a);
+	snprintf(mb, sizeof(mb), "%u", m);
+	assert_true(find(&a, "-m", mb) > 0);
+	lsw_eal_args_free(&a);
+	c->g.n_workers = 8;
+	assert_true(lsw_eal_memory_mb(c, false) > m);
+	m = lsw_eal_memory_mb(c, false);
+	c->n_ports = 16;
+	assert_true(lsw_eal_memory_mb(c, false) > m);
+	m = lsw_eal_memory_mb(c, false);
+	c->g.mbufs *= 2;
+	assert_true(lsw_eal_memory_mb(c, false) > m);
+	m = lsw_eal_memory_mb(c, false);
+	c->port[1].mtu = 9100;
+	assert_true(lsw_eal_memory_mb(c, false) > m);
+	lsw_config_free(c);
+
+	const char *base = "{\"LSW\": {\"global\": {\"workers\": [1, \"2@1\"], \"mbufs\": 20000}},"
+			   " \"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {}},"
+			   " \"LSW_PORT\": {\"Ethernet0\": {\"devargs\": \"net_null0\"},"
+			   "              \"Ethernet4\": {\"devargs\": \"net_null1\"}}}";
+	struct lsw_errs errs;
+	c = t_config_patch(base, "{}", &errs);
+	assert_non_null(c);
+	uint32_t least = lsw_eal_memory_min_mb(c);
+	lsw_config_free(c);
+	char patch[128];
+	snprintf(patch, sizeof(patch), "{\"LSW\": {\"global\": {\"memory_mb\": %u}}}", least - 1);
+	assert_null(t_config_patch(base, patch, &errs));
+	assert_int_equal(errs.n, 1);
+	assert_string_equal(errs.e[0].path, "$.LSW.global.memory_mb");
+	snprintf(mb, sizeof(mb), "at least %u ", least);
+	assert_non_null(strstr(errs.e[0].msg, mb));
+	snprintf(patch, sizeof(patch), "{\"LSW\": {\"global\": {\"memory_mb\": %u}}}", least);
+	c = t_config_patch(base, patch, &errs);
+	assert_non_null(c);
+	lsw_config_free(c);
+}
+
 int
 main(void)
 {
@@ -140,6 +195,7 @@ main(void)
 		cmocka_unit_test(test_pci_hugepages),
 		cmocka_unit_test(test_lcore_map),
 		cmocka_unit_test(test_data_room),
+		cmocka_unit_test(test_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,6 +108,65 @@ test_vlan0_stripped(void **state)
 	t_switch_free(t);
 }
 
+/* What the NIC reports of the IPv4 header checksum (ol_flags) is trusted, by the fast path
+ * and the careful way alike: GOOD forwards a header whose checksum is wrong, unsummed; BAD
+ * drops a right one as IPV4_BAD_CHECKSUM; UNKNOWN and NONE (ports without the offload) are
+ * verified in software. Priority-tagged frames take the careful way. */
+static void
+test_nic_checksum(void **state)
+{
+	static const struct {
+		uint64_t flags;
+		bool wrong, forwarded;
+	} cases[] = {
+		{RTE_MBUF_F_RX_IP_CKSUM_GOOD, true, true},
+		{RTE_MBUF_F_RX_IP_CKSUM_GOOD, false, true},
+		{RTE_MBUF_F_RX_IP_CKSUM_BAD, false, false},
+		{RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN, false, true},
+		{RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN, true, false},
+		{RTE_MBUF_F_RX_IP_CKSUM_NONE, false, true},
+		{RTE_MBUF_F_RX_IP_CKSUM_NONE, true, false},
+	};
+	struct t_switch *t = t_switch_new(T_CONFIG);
+	uint64_t bad = 0;
+
+	(void)state;
+	for (int vlan = -1; vlan <= 0; vlan++) {
+		struct t_flow f = {.dst = "10.2.3.4", .payload = 30, .vlan = vlan};
+		const uint16_t len = t_build_ipv4(buf, &f), l3 = vlan < 0 ? 14 : 18;
+		for (size_t i = 0; i < RTE_DIM(cases); i++) {
+			struct lsw_pkt_info pi;
+			buf[l3 + 10] ^= cases[i].wrong ? 0x5a : 0;
+			/* The parse, both ways, says so. */
+			enum lsw_drop want = cases[i].forwarded ? LSW_DROP_NONE :
+					     LSW_DROP_IPV4_BAD_CHECKSUM;
+			assert_int_equal(lsw_parse_rx(buf, len, cases[i].flags, &pi), want);
+			assert_int_equal(lsw_parse_careful_rx(buf, len, cases[i].flags, &pi), want);
+			struct rte_mbuf *m = t_mbuf(buf, len);
+			m->port = t->sw.port[T_PORT0].port_id;
+			m->ol_flags = cases[i].flags;
+			if (vlan < 0) { /* the fast path itself takes it, or leaves it as it was */
+				bool took = lsw_ipv4_fast(&t->w, t->conf, T_PORT0,
+							  &t->conf->port[T_PORT0], m, 0);
+				assert_int_equal(took, cases[i].forwarded);
+				if (took)
+					lsw_admit_flush(&t->w, t->conf);
+				else
+					lsw_process_burst(&t->w, t->conf, T_PORT0, &m, 1, 0);
+			} else {
+				lsw_process_burst(&t->w, t->conf, T_PORT0, &m, 1, 0);
+			}
+			bad += !cases[i].forwarded;
+			assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_IPV4_BAD_CHECKSUM), bad);
+			m = t_tx_take(t, T_PORT4);
+			assert_true((m != NULL) == cases[i].forwarded);
+			rte_pktmbuf_free(m);
+			buf[l3 + 10] ^= cases[i].wrong ? 0x5a : 0;
+		}
+	}
+	t_switch_free(t);
+}
+
 /* LSW_PORT.priority_tagging: routed frames leave Ethernet4 with VID 0 and the PCP of their
  * TC (TC_TO_DOT1P_MAP), whether they came tagged or not (other ports stay untagged:
  * test_vlan0_stripped). Bad values are refused by path. */
@@ -567,6 +626,7 @@ main(void)
 		cmocka_unit_test(test_forward_rewrite),
 		cmocka_unit_test(test_trailing_bytes),
 		cmocka_unit_test(test_vlan0_stripped),
+		cmocka_unit_test(test_nic_checksum),
 		cmocka_unit_test(test_ecmp),
 		cmocka_unit_test(test_ttl_expired),
 		cmocka_unit_test(test_icmp_rate_limit),
