@@ -296,12 +296,52 @@ idle_sleep(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
 	w->sleep_late = w->sleep_late - w->sleep_late / 8 + (uint64_t)late / 8;
 }
 
+/*
+ * Read our ports' rx queues, a burst each. A loop is cut short when the handoff or the buffer
+ * is full (the rx gate then skips the next loop's reads): the next reading loop starts at the
+ * port after the last one read, so that every port is read in turn however often that
+ * happens, and no port's PFC frames (a storm's included) go unread. (Starting each loop one
+ * port on was not enough: with every other loop skipped, a loop that always stopped at the
+ * same port left the one after it unread for good.) Returns packets read; @now is the
+ * time of the last burst.
+ */
+static uint32_t
+rx_ports(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t *now)
+{
+	struct rte_mbuf *pkts[LSW_BURST];
+	const unsigned int n_own = conf->n_owned[w->idx];
+	unsigned int i = w->rx_first < n_own ? w->rx_first : 0;
+	uint32_t work = 0;
+
+	/* Read whole, the next loop starts one port on (who reads first gets the buffer). */
+	w->rx_first = i + 1 < n_own ? i + 1 : 0;
+	for (unsigned int k = 0; k < n_own; k++) {
+		uint16_t port = conf->owned[w->idx][i];
+		i = i + 1 < n_own ? i + 1 : 0;
+		if (unlikely(conf->port[port].suspended))
+			continue;
+		uint16_t n = rte_eth_rx_burst(conf->port[port].port_id, 0, pkts, LSW_BURST);
+		if (n == 0)
+			continue;
+		work += n;
+		/* The clock once per burst: a thread preempted mid-loop would otherwise date a
+		 * PFC frame milliseconds early, and end its pause that early. */
+		*now = rte_rdtsc();
+		lsw_process_burst(w, conf, port, pkts, n, *now);
+		/* A stage holds at most the burst before and this one. */
+		if (unlikely(w->ho_full | w->rx_hold)) {
+			w->rx_first = (uint16_t)i;
+			break;
+		}
+	}
+	return work;
+}
+
 int
 lsw_worker_main(void *arg)
 {
 	struct lsw_worker *w = arg;
 	struct lsw_dp *dp = w->dp;
-	struct rte_mbuf *pkts[LSW_BURST];
 	const struct lsw_snapshot *conf = NULL;
 
 	/* usleep() wakes up to the timer slack late: 50 us by default, 1 us asked. */
@@ -327,29 +367,8 @@ lsw_worker_main(void *arg)
 		if (conf->n_workers > 1)
 			lsw_buffer_seen_take(dp->buffer, conf->n_workers, w->buffer,
 					     conf->buffer.n_pools);
-		bool rx = lsw_worker_rx_gate(w, conf);
-		unsigned int n_own = conf->n_owned[w->idx];
-		/* Each loop starts at the next port: a loop cut short by a full handoff or
-		 * buffer (below) must not starve the ports after the first, whose PFC frames
-		 * (a storm's included) would go unread. */
-		unsigned int i = w->rx_first < n_own ? w->rx_first : 0;
-		w->rx_first = i + 1 < n_own ? i + 1 : 0;
-		for (unsigned int k = 0; rx && k < n_own; k++, i = i + 1 < n_own ? i + 1 : 0) {
-			uint16_t port = conf->owned[w->idx][i];
-			if (unlikely(conf->port[port].suspended))
-				continue;
-			uint16_t n = rte_eth_rx_burst(conf->port[port].port_id, 0, pkts, LSW_BURST);
-			if (n == 0)
-				continue;
-			work += n;
-			/* The clock once per burst: a thread preempted mid-loop would otherwise
-			 * date a PFC frame milliseconds early, and end its pause that early. */
-			now = rte_rdtsc();
-			lsw_process_burst(w, conf, port, pkts, n, now);
-			/* A stage holds at most the burst before and this one. */
-			if (unlikely(w->ho_full | w->rx_hold))
-				break;
-		}
+		if (lsw_worker_rx_gate(w, conf))
+			work += rx_ports(w, conf, &now);
 		if (work) {
 			lsw_handoff_flush_all(w, conf); /* to the owners before our egress */
 			now = rte_rdtsc();
