@@ -15,6 +15,7 @@
 #include "lsw/common.h"
 #include "lsw/ecmp.h"
 #include "lsw/ip6.h"
+#include "jsonv.h" /* control/json: struct lsw_errs */
 #include "qos.h"
 
 /* ECMP settings of one next-hop group (ECMP.GLOBAL, overridden by ECMP|<prefix>). */
@@ -43,19 +44,6 @@ struct lsw_ecmp_conf {
 	struct lsw_ecmp_grp_conf dflt; /* ECMP.GLOBAL */
 	uint32_t n_grp;
 	struct lsw_ecmp_grp_conf *grp; /* ECMP|<prefix> */
-};
-
-#define LSW_ERRS_MAX 32
-
-struct lsw_err {
-	char path[192];   /* JSON path of the offending value, e.g. $.PORT.Ethernet0.mtu */
-	char msg[192];
-};
-
-/* Errors gathered while validating; the first LSW_ERRS_MAX are kept, all are counted. */
-struct lsw_errs {
-	unsigned int n;
-	struct lsw_err e[LSW_ERRS_MAX];
 };
 
 struct lsw_addr {
@@ -190,11 +178,6 @@ int lsw_config_port_index(const struct lsw_config *c, const char *name);
  * hold (the MMU's packet limit), LSW_MIN_BUFFER_MBUFS at least. */
 #define LSW_MIN_BUFFER_MBUFS 1024
 uint32_t lsw_config_mbuf_reserve(const struct lsw_config *c);
-
-void lsw_errs_add(struct lsw_errs *errs, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Errors as [{"path":..., "message":...}, ...]. */
-json_t *lsw_errs_to_json(const struct lsw_errs *errs);
 
 /*
  * The tables, one file per feature, in the order lsw_config_from_json runs them (each may

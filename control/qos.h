@@ -279,9 +279,6 @@ struct lsw_headroom {
 int lsw_buffer_headroom(const struct lsw_buffer_conf *b, uint32_t speed_mbps, uint32_t cable_m,
 			uint32_t port_mtu, uint64_t inflight, uint32_t ring_frames, bool shp,
 			struct lsw_headroom *h);
-/* Parse "14680064", "14MB", "512KB", "1.5MB" (binary units: K = 1024, M = 2^20, G = 2^30). */
-bool lsw_parse_size(const char *s, uint64_t *bytes);
-/* Parse "5m", "300m", "2km" or a plain number of metres. */
-bool lsw_parse_length(const char *s, uint32_t *metres);
+/* lsw_parse_size and lsw_parse_length: control/json/jsonv.h. */
 
 #endif

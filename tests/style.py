@@ -14,11 +14,14 @@ Every other source of text (Python, shell scripts, meson files, Markdown, man pa
 
 4. has no blank at the end of a line and ends with a newline;
 5. Python has no line over 100 columns; Markdown neither, outside tables, code blocks,
-   headings and lines that hold a link's address (which cannot be broken).
+   headings and lines that hold a link's address (which cannot be broken);
+6. Python imports the project's code by module name (tools/lswpy, the RPC client and the
+   process wrapper, is one package for every user): no module loaded from a file's path
+   with importlib's file loaders or runpy, which made copies of one client drift apart.
 
 With LSW_STYLE_COMMITS set to a git range (e.g. main..HEAD), the commits in it also:
 
-6. have a subject of at most 72 characters, and a blank line between it and the body.
+7. have a subject of at most 72 characters, and a blank line between it and the body.
 
 (Not by default: the project's older history does not hold to it, and CI checks a fresh
 clone whose range to the lead's main is not known.)
@@ -36,6 +39,9 @@ MAX_COLUMNS = 100
 TAB = 8
 SPDX = re.compile(r"/\* SPDX-License-Identifier: \S.* \*/$")
 LEADING = re.compile(r"[ \t]*")
+# Point 6, spelled in two halves so that this file does not match itself.
+LOAD_BY_PATH = re.compile(r"\b(?:Source" r"FileLoader|spec_from_file" r"_location|run" r"_path)\b|"
+                          r"\bimport run" r"py\b")
 
 
 def git_files(root):
@@ -115,11 +121,13 @@ def check_text(root, rel, kind):
                                           "](" in line or "://" in line)
         if kind in ("python", "markdown") and len(line) > MAX_COLUMNS and not long_ok:
             bad.append((n, "%d columns, over %d" % (len(line), MAX_COLUMNS)))
+        if kind == "python" and LOAD_BY_PATH.search(line):
+            bad.append((n, "a module loaded from a path: import it by name (point 6)"))
     return bad
 
 
 def check_commits(root, rng):
-    """Point 6 over the commits of git range @rng, as (commit, reason)."""
+    """Point 7 over the commits of git range @rng, as (commit, reason)."""
     log = subprocess.run(["git", "-C", root, "log", "--format=%h%x00%B%x01", rng],
                          capture_output=True, text=True)
     if log.returncode != 0:
@@ -198,7 +206,7 @@ def main():
         return 1
     print("style: %d C files %s: SPDX first lines, at most %d columns, tabs for indentation; "
           "%d other text files: no trailing blanks, final newlines, lines of Python and "
-          "Markdown prose of at most %d columns%s"
+          "Markdown prose of at most %d columns, no module loaded by path%s"
           % (len(files), how, MAX_COLUMNS, len(texts), MAX_COLUMNS,
              "; commits %s: subjects of at most 72 characters" % rng if rng else ""))
     return 0

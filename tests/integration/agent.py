@@ -24,15 +24,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from hosttest import run_hosts, star, start, switch_drops  # noqa: E402
-from lswtest import BUILD, run_test, tmpdir  # noqa: E402
+from lswtest import BUILD, run_test, sh, tmpdir  # noqa: E402
 
 AGENT = os.path.join(BUILD, "tools", "lsw-agent")
 TAG = "%d" % (os.getpid() % 10000)
 VETH = [("ag%sh%d" % (TAG, i), "ag%ss%d" % (TAG, i)) for i in range(2)]
-
-
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, capture_output=True, text=True)
 
 
 STARTED = []  # every agent started, stopped at the end whatever happened

@@ -13,8 +13,6 @@
    it, the surviving members carry its flows (hash: only its flows move) and nothing is
    dropped as L3_EGRESS_LINK_DOWN; when the link comes back its flows return to it.
 """
-import importlib.machinery
-import importlib.util
 import os
 import socket
 import struct
@@ -23,13 +21,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import Lsw, SOURCE, run_test, tmpdir, wait_until  # noqa: E402
-
-_loader = importlib.machinery.SourceFileLoader(
-    "ecmp_compare", os.path.join(SOURCE, "tools", "ecmp-compare"))
-_spec = importlib.util.spec_from_loader("ecmp_compare", _loader)
-ec = importlib.util.module_from_spec(_spec)
-_loader.exec_module(ec)
+from lswtest import Lsw, run_test, tmpdir, wait_until  # noqa: E402
+import ecmp_compare as ec  # noqa: E402  (tools/, on the path lswtest made)
 
 
 def row(res, mode, start, n):

@@ -14,14 +14,10 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from hosttest import LSW_HOST  # noqa: E402
 from host_frames import CHECK  # noqa: E402
-from lswtest import PYTHON, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import PYTHON, run_test, sh, tmpdir, wait_until  # noqa: E402
 
 NS = "lswhosttap%d" % os.getpid()
 IFACE = "lhtap%d" % (os.getpid() % 10000)
-
-
-def sh(*args, check=True):
-    return subprocess.run(args, check=check, capture_output=True, text=True)
 
 
 def roce_rows(cap):

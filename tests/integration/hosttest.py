@@ -5,18 +5,13 @@ star() builds a switch with one memif port per host (host i on Ethernet<4i>, 10.
 the host at 10.0.i.1) and lsw-host's config for the hosts; run() starts lsw, runs lsw-host
 until its workload is done, and returns the host results with lsw's counters read after.
 """
-import json
 import os
-import subprocess
-import sys
 
-from lswtest import BUILD, SOURCE, Lsw, base_config
-
+from lswtest import Lsw, base_config  # first: it puts tools/ on the path
+from lswpy import proc
+from lswpy.proc import LSW_HOST  # noqa: F401  (the host tests')
 # The figures a lab reads from lsw-host's results, as the labs compute them (one copy).
-sys.path.insert(0, os.path.join(SOURCE, "tools"))
-from lswlab.common import jain, rates_together  # noqa: E402,F401  (host_incast's)
-
-LSW_HOST = os.path.join(BUILD, "tools", "lsw-host")
+from lswlab.common import jain, rates_together  # noqa: F401  (host_incast's)
 
 
 def star(tmp, n, speed=1000, mtu=4096, pfc=True, workers=None):
@@ -58,22 +53,7 @@ def star(tmp, n, speed=1000, mtu=4096, pfc=True, workers=None):
 
 def run_hosts(hc, tmp, name="hosts", timeout=120, args=()):
     """Run lsw-host on @hc until its work is done; its results."""
-    path = os.path.join(tmp, name + ".json")
-    hc = dict(hc, results=os.path.join(tmp, name + "-results.json"))
-    with open(path, "w") as f:
-        json.dump(hc, f, indent=1)
-    for _ in range(3):
-        r = subprocess.run([LSW_HOST, "-q", *args, path], capture_output=True, text=True,
-                           timeout=timeout)
-        # DPDK 22.11's af_packet port joins the fanout group (its pid ^ the ifindex) & 0xffff:
-        # lsw-host started a few pids after an lsw on af_packet ports of the same namespace
-        # (agent.py) may draw an lsw socket's group on another device, which the kernel
-        # refuses (EINVAL) before anything is sent. Another launch is another pid.
-        if r.returncode == 0 or "could not set PACKET_FANOUT" not in r.stderr:
-            break
-    assert r.returncode == 0, "lsw-host exited with %d:\n%s" % (r.returncode, r.stderr)
-    with open(hc["results"]) as f:
-        return json.load(f)
+    return proc.run_hosts(hc, tmp, name, timeout, args, error=AssertionError)[0]
 
 
 def switch_drops(sw):

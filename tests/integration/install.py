@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import BUILD, PYTHON, lswctl, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import BUILD, PYTHON, Client, run_test, tmpdir, wait_until  # noqa: E402
 
 
 def options():
@@ -41,6 +41,8 @@ def test_install():
     for cfg in ("default", "tap-lab", "buffers", "ecn"):
         assert os.path.isfile(inst(os.path.join(confdir, cfg + ".json"))), cfg
     assert os.path.isfile(inst(os.path.join(datadir, "configs", "traffic", "default.pcap")))
+    # lswctl's RPC client (tools/lswpy), where the installed lswctl looks for it.
+    assert os.path.isfile(inst(os.path.join(datadir, "python", "lswpy", "rpc.py")))
     # The README and the reference pages where its links find them; the man pages where
     # scdoc rendered them (the build's "man" feature).
     docdir = os.path.join(prefix, o["datadir"], "doc", "lsw")
@@ -101,7 +103,7 @@ def test_install():
     try:
         def forwarding():
             try:
-                st = lswctl.Client(sock).call("port.stats", {"port": "Ethernet0"})
+                st = Client(sock).call("port.stats", {"port": "Ethernet0"})
             except OSError:
                 return False
             return st["ports"]["Ethernet0"]["IF_IN_UCAST_PKTS"] > 0

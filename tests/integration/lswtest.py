@@ -4,46 +4,26 @@
 Every test leaves nothing behind: the switch is stopped (and killed if it will not stop),
 and stopping checks that every mbuf came back to the pool and the socket is gone.
 """
-import importlib.machinery
-import importlib.util
-import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-BUILD = os.environ.get("LSW_BUILD_ROOT", os.path.join(os.path.dirname(__file__), "../../build"))
-SOURCE = os.environ.get("LSW_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "../.."))
-LSW = os.path.join(BUILD, "control", "lsw")
+# lsw's Python package (tools/lswpy): the RPC client and the process wrapper.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tools"))
+from lswpy import proc  # noqa: E402
+from lswpy.proc import BUILD, LSW, SOURCE, ns, sh  # noqa: E402,F401  (the tests')
+from lswpy.rpc import Client, RpcError  # noqa: E402,F401
+
 PYTHON = "/usr/bin/python3"
-
-
-def _load_lswctl():
-    path = os.path.join(SOURCE, "tools", "lswctl")
-    loader = importlib.machinery.SourceFileLoader("lswctl", path)
-    spec = importlib.util.spec_from_loader("lswctl", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-lswctl = _load_lswctl()
-RpcError = lswctl.RpcError
 
 
 def wait_until(fn, timeout=60.0, what="condition"):
     """Poll fn() until it returns something true. Generous timeouts: never a timing test."""
-    deadline = time.monotonic() + timeout
-    while True:
-        v = fn()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.05)
+    return proc.wait_until(fn, timeout, what, error=AssertionError)
 
 
 def lossy_buffers(cfg, egress_th="0"):
@@ -84,98 +64,16 @@ def base_config(tmp, ports, **glob):
     return cfg
 
 
-class Lsw:
-    """A running lsw. Use as a context manager, or call start() and stop()."""
+class Lsw(proc.Lsw):
+    """A running lsw, its config and log in @tmp as NAME.json and NAME.log. Use as a
+    context manager, or call start() and stop(); its failures fail the test."""
+
+    error = AssertionError
 
     def __init__(self, config, tmp, name="lsw", args=()):
-        self.config = config
-        self.args = list(args)  # more of lsw's command line, e.g. --timeline
+        super().__init__(config, os.path.join(tmp, name + ".json"),
+                         os.path.join(tmp, name + ".log"), args)
         self.tmp = tmp
-        self.path = os.path.join(tmp, name + ".json")
-        self.log_path = os.path.join(tmp, name + ".log")
-        self.sock = config["LSW"]["global"]["rpc_socket"]
-        self.proc = None
-        self.client = None
-
-    def start(self, expect_fail=False):
-        with open(self.path, "w") as f:
-            json.dump(self.config, f, indent=1)
-        self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([LSW, "-c", self.path] + self.args, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
-        if expect_fail:
-            rc = self.proc.wait(timeout=60)
-            self.proc = None
-            return rc, self.read_log()
-
-        def up():
-            if self.proc.poll() is not None:
-                raise AssertionError("lsw exited with %d:\n%s" % (self.proc.returncode,
-                                                                  self.read_log()))
-            try:
-                self.client = lswctl.Client(self.sock)
-                self.client.call("switch.info")
-                return True
-            except OSError:
-                return False
-        wait_until(up, what="lsw to answer on " + self.sock)
-        return self
-
-    def rpc(self, method, params=None):
-        try:
-            return self.client.call(method, params)
-        except (ConnectionError, BrokenPipeError):
-            # lsw closes connections idle for rpc_idle_timeout_ms: connect again.
-            self.client = lswctl.Client(self.sock)
-            return self.client.call(method, params)
-
-    def read_log(self):
-        with open(self.log_path) as f:
-            return f.read()
-
-    def stop(self, check=True):
-        """SIGINT, then check the clean-shutdown promises."""
-        if self.proc is None:
-            return ""
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            rc = self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise AssertionError("lsw did not stop on SIGINT")
-        finally:
-            self.proc = None
-            self.log.close()
-        log = self.read_log()
-        if check:
-            assert rc == 0, "lsw exited with %d:\n%s" % (rc, log)
-            assert "mbufs are back in the pool" in log, "mbuf leak:\n" + log
-            assert not os.path.exists(self.sock), "socket left behind"
-        return log
-
-    def kill(self):
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            # A killed lsw cannot remove its DPDK runtime directory: a failed test left
-            # /var/run/dpdk/lswtest-PID behind. The test is ending, so the other lsw of
-            # this prefix (if any) is being killed too.
-            prefix = self.config["LSW"]["global"].get("file_prefix")
-            if prefix:
-                shutil.rmtree(os.path.join("/var/run/dpdk", prefix), ignore_errors=True)
-            self.proc = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None:
-            self.kill()
-            sys.stderr.write("---- lsw log ----\n" + self.read_log())
-        else:
-            self.stop()
-        return False
 
 
 def tap_ready(sw, iface):

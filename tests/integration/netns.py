@@ -10,17 +10,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from lswtest import Lsw, base_config, run_test, tmpdir, wait_until  # noqa: E402
+from lswtest import Lsw, base_config, ns, run_test, sh, tmpdir, wait_until  # noqa: E402
 
 SKIP = 77
-
-
-def sh(*args, check=True, **kw):
-    return subprocess.run(list(args), check=check, capture_output=True, text=True, **kw)
-
-
-def ns(name, *args, **kw):
-    return sh("ip", "netns", "exec", name, *args, **kw)
 
 
 def test_netns():

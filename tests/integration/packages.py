@@ -88,11 +88,11 @@ NOT_COMMANDS = {
 # The layer of each file (the first pattern that matches its path under the source root):
 # what tools/setup LAYER installs before that file runs.
 LAYERS = [
-    ("tools/bench-", "bench"),
+    ("tools/bench-", "bench"), ("tools/bench_", "bench"),
     ("tools/lsw-lab", "labs"), ("tools/lswlab/", "labs"), ("tools/lsw-pcapgen", "labs"),
     ("tools/lswtimeline.py", "labs"),
     ("tools/run-default", "run"), ("tools/setup", "run"), ("tools/lswctl", "run"),
-    ("tools/lab-host", "run"),
+    ("tools/lab-host", "run"), ("tools/lswpy/", "run"),  # lswctl's RPC client
     ("", "test"),  # tests/, tools/run-tests and the test tools (fuzz-*, soak, ecmp-compare)
 ]
 

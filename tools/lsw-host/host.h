@@ -144,74 +144,91 @@ struct lsw_qp_stats {
 	uint64_t bytes_sample;    /* bytes sent at the last rate sample */
 };
 
+/*
+ * The engine's shared state: the rooms (engine.h) read each other's fields, and each field
+ * says which room writes it (host.c: start, poll, building a run; config.c and workload.c:
+ * before the run starts; main.c: the DPDK side). A field written by several rooms names
+ * them all.
+ */
+
 /* One RC connection: the requester state lives on @src, the responder state on @dst. */
 struct lsw_qp {
-	uint32_t qpn, idx;
+	uint32_t qpn, idx;        /* host.c (lsw_hosts_add_qp), as are src, dst, sport, op, mtu */
 	uint16_t src, dst;        /* host indices */
 	uint16_t sport;
 	enum lsw_op_kind op;
 	uint32_t mtu;
 	/* requester (@src) */
-	struct lsw_msg *msg;      /* messages from @msg_base on; [msg_head, msg_tail) pending */
-	uint32_t msg_cap, msg_base, msg_head, msg_cur, msg_tail; /* absolute numbers */
-	uint64_t snd_una, snd_nxt, snd_max, psn_end;
-	uint64_t next_tx;         /* pacing at the QP's rate */
-	uint64_t rto_at;          /* 0: no timer */
-	uint32_t retries;
-	bool error, active, ctl_ack, ctl_cnp;
-	struct lsw_dcqcn_rp rp;
+	struct lsw_msg *msg;      /* req.c: messages from @msg_base on; [msg_head, msg_tail) */
+	uint32_t msg_cap, msg_base, msg_head, msg_cur, msg_tail; /* absolute numbers: req.c */
+				  /* posts (msg_tail) and builds (msg_cur), comp.c completes */
+				  /* (msg_head, msg_cur on a rewind) */
+	uint64_t snd_una, snd_nxt, snd_max, psn_end; /* comp.c: snd_una, snd_nxt on a rewind; */
+				  /* req.c: snd_nxt and snd_max as it sends, psn_end as it posts */
+	uint64_t next_tx;         /* req.c: pacing at the QP's rate (host.c: start) */
+	uint64_t rto_at;          /* 0: no timer. req.c arms it, comp.c moves and fires it */
+	uint32_t retries;         /* comp.c */
+	bool error, active, ctl_ack, ctl_cnp; /* error: comp.c; active: req.c; ctl_ack and */
+				  /* ctl_cnp: resp.c queues, xmit.c clears once sent */
+	struct lsw_dcqcn_rp rp;   /* dcqcn.c, called by req.c (host.c: start) */
 	/* responder (@dst) */
-	uint64_t epsn;
-	uint32_t msn;
-	bool nak_sent;            /* a NAK went out for the current ePSN */
-	uint8_t ack_syndrome;
-	uint64_t ack_psn;
-	uint64_t last_cnp;
-	uint32_t rx_msg_bytes;
+	uint64_t epsn;            /* resp.c, and trim.c as held packets fill a hole */
+	uint32_t msn;             /* resp.c */
+	bool nak_sent;            /* resp.c: a NAK went out for the current ePSN */
+	uint8_t ack_syndrome;     /* resp.c: the ACK or NAK queued, */
+	uint64_t ack_psn;         /* and the PSN it names */
+	uint64_t last_cnp;        /* resp.c (dcqcn.c's NP) */
 	/* Trims (trim.c): made on the QP's first trim, NULL until then. */
 	struct lsw_trim_qp *trim;
-	struct lsw_qp_stats st;
+	struct lsw_qp_stats st;   /* counted by the room that sees the event */
 };
 
 /* A host's run-time state. */
 struct lsw_host {
-	struct lsw_host_conf c;
-	uint16_t idx, port_id;
-	bool local;               /* run by this process */
-	struct rte_ether_addr gw_mac;
-	bool gw_resolved;
-	bool arp_announced;       /* the first ARP request went out */
-	uint64_t arp_next;        /* next ARP request */
-	bool arp_reply_due;
-	uint32_t arp_reply_ip;
-	struct rte_ether_addr arp_reply_mac;
-	/* An ICMP echo reply waiting (one at a time: ping sends one a second). */
+	struct lsw_host_conf c;   /* config.c, before the run */
+	uint16_t idx, port_id;    /* config.c and host.c; port_id: main.c */
+	bool local;               /* config.c: run by this process */
+	struct rte_ether_addr gw_mac; /* recv.c (ARP), host.c (static) */
+	bool gw_resolved;         /* recv.c, host.c */
+	bool arp_announced;       /* xmit.c: the first ARP request went out */
+	uint64_t arp_next;        /* xmit.c: next ARP request (host.c: start) */
+	bool arp_reply_due;       /* recv.c sets, xmit.c clears */
+	uint32_t arp_reply_ip;    /* recv.c */
+	struct rte_ether_addr arp_reply_mac; /* recv.c */
+	/* An ICMP echo reply waiting (one at a time: ping sends one a second): recv.c makes
+	 * it, xmit.c sends it and clears echo_len. */
 	uint16_t echo_len;        /* 0: none */
 	uint8_t echo[1514];       /* the request as received, turned into the reply */
-	uint64_t link_next;       /* the link is free from this time on */
-	/* PFC received: priority paused until; 802.3x pauses everything. */
+	uint64_t link_next;       /* frame.c: the link is free from this time on */
+	/* PFC received (pause.c): priority paused until; 802.3x pauses everything. */
 	uint64_t paused_until[8], paused_since[8];
 	uint64_t port_paused_until;
-	/* PFC sent: the slow receiver, and the storm. */
+	/* PFC sent: the slow receiver (pause.c; recv.c fills rxbuf, xmit.c sends the frames
+	 * and clears the _due flags, sets pause_refresh), and the storm (host.c arms it,
+	 * xmit.c moves storm_next). */
 	uint64_t rxbuf, rxbuf_at;
 	bool pausing;
 	uint64_t pause_refresh, pausing_since;
 	bool pfc_xoff_due, pfc_xon_due;
 	uint64_t storm_from, storm_until, storm_next; /* absolute; until 0: for ever */
-	/* ACK/NAK and CNP frames waiting: QP indices, each at most once per kind. */
+	/* ACK/NAK and CNP frames waiting: QP indices, each at most once per kind. host.c makes
+	 * the rings, resp.c pushes (tails), xmit.c pops (heads). */
 	uint32_t *ctl_ack, *ctl_cnp;
 	uint32_t ack_head, ack_tail, cnp_head, cnp_tail, ctl_cap;
-	/* Requester QPs with something to send or to hear back: round robin. */
+	/* Requester QPs with something to send or to hear back: round robin. req.c adds and
+	 * removes them, xmit.c moves rr. */
 	uint32_t *active;
 	uint32_t n_active, active_cap, rr;
-	uint64_t rx_first, rx_last;  /* first and last in-order data packet received */
-	/* Trim NACKs waiting (trim.h), and when the first NAK of any kind went out and the
-	 * first timeout came (0: none): how soon a loss was asked for again. */
+	uint64_t rx_first, rx_last;  /* resp.c (and trim.c): first and last in-order data */
+				     /* packet received */
+	/* Trim NACKs waiting (trim.c; host.c makes the ring), and when the first NAK of any
+	 * kind went out (frame.c) and the first timeout came (comp.c) (0: none): how soon a
+	 * loss was asked for again. */
 	struct lsw_trim_nak *trim_nak;
 	uint32_t tnak_head, tnak_tail;
 	uint64_t first_nak_ns, first_timeout_ns;
-	uint64_t ctr[LSW_HC_MAX];
-	struct lsw_host_port_stats ps;
+	uint64_t ctr[LSW_HC_MAX];    /* counted by the room that sees the event */
+	struct lsw_host_port_stats ps; /* frame.c (tx), recv.c (rx), pause.c (pauses) */
 };
 
 /* The frame source and sink: DPDK ports in main.c, a fake wire in the tests. */
@@ -258,38 +275,43 @@ struct lsw_sample {
 
 struct lsw_hosts {
 	struct lsw_host host[LSW_HOST_MAX];
-	uint16_t n_hosts;
-	struct lsw_qp *qp;
+	uint16_t n_hosts;                  /* config.c */
+	struct lsw_qp *qp;                 /* host.c (lsw_hosts_add_qp, from workload.c) */
 	uint32_t n_qps, qp_cap;
-	struct lsw_post *post;
+	struct lsw_post *post;             /* host.c: added by workload.c, taken by the poll */
 	uint32_t n_posts, post_cap, post_next;
-	struct lsw_coll *coll;
-	uint32_t n_coll;
-	struct lsw_fct *fct;
+	struct lsw_coll *coll;             /* workload.c makes them; comp.c and host.c run */
+	uint32_t n_coll;                   /* them (step, iteration, times) */
+	struct lsw_fct *fct;               /* comp.c: every completed message */
 	uint32_t n_fct, fct_cap;
-	struct lsw_sample *sample;
+	struct lsw_sample *sample;         /* host.c */
 	uint32_t n_samples, sample_cap;
-	uint64_t sample_ns, sample_next;   /* rate sampling interval (0: none) */
+	uint64_t sample_ns, sample_next;   /* rate sampling interval (0: none): config.c; */
+					   /* sample_next: host.c */
 	/* The emulator's own hiccups, so that a lab tells them from what it measures: polls
 	 * later than they asked (lsw_hosts_poll's last answer) by more than
 	 * LSW_HOST_STALL_NS, and time a port's ring stayed full while frames waited (the
-	 * switch took none; main.c adds it). Neither happens to a NIC. */
+	 * switch took none; main.c adds it). Neither happens to a NIC. All host.c's but
+	 * ring_full_ns (main.c). */
 	uint64_t want_ns;                  /* when the last poll asked to be called again */
 	uint64_t poll_ns;                  /* when the last poll ran */
 	uint64_t stall_ns, stalls, stall_max_ns, ring_full_ns;
 	uint64_t stall_sampled;            /* stall_ns + ring_full_ns at the last samples */
-	uint32_t *idle, n_idle, idle_cap;  /* QPs gone idle since the last sample */
-	uint64_t base_rtt_ns;              /* added to the ideal FCT of a message */
-	uint64_t msgs_posted, msgs_done, msgs_failed, msgs_total;
-	uint64_t settle_ns;                /* from every gateway known to the workload */
-	bool ready;                        /* the workload's clock runs (from start_ns) */
-	uint64_t start_ns, now;
-	struct lsw_host_io io;
+	uint32_t *idle, n_idle, idle_cap;  /* QPs gone idle since the last sample: req.c */
+					   /* adds, host.c empties */
+	uint64_t base_rtt_ns;              /* config.c: added to the ideal FCT of a message */
+	uint64_t msgs_posted, msgs_done, msgs_failed, msgs_total; /* req.c posts, comp.c */
+					   /* completes or fails; workload.c: msgs_total */
+	uint64_t settle_ns;                /* config.c: from every gateway known to the */
+					   /* workload */
+	bool ready;                        /* host.c: the workload's clock runs (from start_ns) */
+	uint64_t start_ns, now;            /* host.c (now: main.c too, before receiving) */
+	struct lsw_host_io io;             /* main.c or the tests' wire */
 };
 
-/* Engine (host.c). */
+/* Engine (host.c and its rooms, engine.h). */
 void lsw_hosts_start(struct lsw_hosts *e, uint64_t now);
-/* One received frame of @len bytes on host @h's port. */
+/* One received frame of @len bytes on host @h's port (recv.c). */
 void lsw_host_rx(struct lsw_hosts *e, struct lsw_host *h, uint8_t *f, uint16_t len);
 /* Run timers, posts and transmission up to @now; returns when something is next due
  * (UINT64_MAX: nothing until a frame arrives). */
@@ -298,7 +320,8 @@ uint64_t lsw_hosts_poll(struct lsw_hosts *e, uint64_t now);
 bool lsw_hosts_done(const struct lsw_hosts *e);
 void lsw_hosts_free(struct lsw_hosts *e);
 
-/* Building a run (workload.c): a QP from @src to @dst, a message posted at @at. */
+/* Building a run (host.c, for workload.c): a QP from @src to @dst, a message posted at
+ * @at. */
 int lsw_hosts_add_qp(struct lsw_hosts *e, uint16_t src, uint16_t dst, enum lsw_op_kind op);
 int lsw_hosts_add_post(struct lsw_hosts *e, uint64_t at, uint32_t qp, uint32_t size,
 		       int32_t coll_step);

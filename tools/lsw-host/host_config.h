@@ -3,7 +3,7 @@
 #ifndef LSW_HOST_CONFIG_H
 #define LSW_HOST_CONFIG_H
 
-#include "jsonv.h" /* control/: struct lsw_errs and the JSON readers */
+#include "jsonv.h" /* control/json: struct lsw_errs and the JSON readers */
 #include "host.h"
 
 struct lsw_host_run {

@@ -2,142 +2,48 @@
 """Processes of a lab run: every switch an lsw, the hosts one lsw-host; a sampler that reads
 the switches' counters while the hosts run; a clean stop that checks what it promises (every
 process gone, every socket removed, every lsw's mbufs back in its pool)."""
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
-import shutil
-import signal
-import subprocess
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-BUILD = os.environ.get("LSW_BUILD_ROOT", os.path.join(ROOT, "build"))
-LSW = os.path.join(BUILD, "control", "lsw")
-LSW_HOST = os.path.join(BUILD, "tools", "lsw-host")
-
-
-def _lswctl():
-    loader = importlib.machinery.SourceFileLoader("lswctl", os.path.join(ROOT, "tools", "lswctl"))
-    spec = importlib.util.spec_from_loader("lswctl", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-lswctl = _lswctl()
+from lswpy import proc
+# The paths lsw-lab and lsw-bench take from here.
+from lswpy.proc import BUILD, LSW, LSW_HOST, SOURCE as ROOT  # noqa: F401
+from lswpy.rpc import Client
 
 
 class LabError(Exception):
     pass
 
 
-def wait_until(fn, timeout, what):
-    end = time.monotonic() + timeout
-    while True:
-        v = fn()
-        if v:
-            return v
-        if time.monotonic() > end:
-            raise LabError("timed out waiting for " + what)
-        time.sleep(0.02)
-
-
-class Switch:
+class Switch(proc.Lsw):
     """One lsw process of the lab."""
+
+    error = LabError
+    interval = 0.02
 
     def __init__(self, name, config, rundir, timeline=None, prefix=None):
         """@timeline: timeline.start's params to record from the first packet (lsw
         --timeline) into PREFIX-NAME.tl beside its config, or None. @prefix (the fabric's
         name) keeps the files of a scenario's runs apart in one directory."""
-        self.name, self.config = name, config
+        self.name = name
         if prefix:
             name_part = re.sub(r"[^A-Za-z0-9_.-]", "_", "%s-%s" % (prefix, name))
         base = os.path.join(rundir, name_part if prefix else name)
-        self.path = base + ".json"
-        self.timeline = None
+        self.timeline, args = None, []
         if timeline is not None:
             self.timeline = base + ".tl"
             self.timeline_params = dict(timeline, file=self.timeline)
-        self.log_path = base + ".log"
-        self.sock = config["LSW"]["global"]["rpc_socket"]
-        self.proc, self.client = None, None
-        with open(self.path, "w") as f:
-            json.dump(config, f, indent=1)
-
-    def command(self):
-        if self.timeline is None:
-            return [LSW, "-c", self.path]
-        return [LSW, "-c", self.path, "--timeline", json.dumps(self.timeline_params)]
-
-    def start(self):
-        self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT)
-
-        def up():
-            if self.proc.poll() is not None:
-                raise LabError("%s: lsw exited with %d:\n%s" % (self.name, self.proc.returncode,
-                                                                self.read_log()))
-            try:
-                self.client = lswctl.Client(self.sock)
-                self.client.call("switch.info")
-                return True
-            except OSError:
-                return False
-        wait_until(up, 60, "%s to answer on %s" % (self.name, self.sock))
-
-    def rpc(self, method, params=None):
-        try:
-            return self.client.call(method, params)
-        except (ConnectionError, BrokenPipeError):
-            self.client = lswctl.Client(self.sock)
-            return self.client.call(method, params)
-
-    def read_log(self):
-        with open(self.log_path) as f:
-            return f.read()
-
-    def stop(self):
-        """SIGINT; an error if lsw does not stop cleanly, leaks an mbuf or leaves its socket."""
-        if self.proc is None:
-            return
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            rc = self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise LabError("%s: lsw did not stop on SIGINT" % self.name)
-        finally:
-            self.proc = None
-            self.log.close()
-        log = self.read_log()
-        if rc != 0:
-            raise LabError("%s: lsw exited with %d:\n%s" % (self.name, rc, log))
-        if "mbufs are back in the pool" not in log:
-            raise LabError("%s: mbufs missing at stop:\n%s" % (self.name, log))
-        if os.path.exists(self.sock):
-            raise LabError("%s: socket %s left behind" % (self.name, self.sock))
-
-    def kill(self):
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
-            # What lsw would have removed at a clean exit.
-            prefix = self.config["LSW"]["global"]["file_prefix"]
-            shutil.rmtree(os.path.join("/var/run/dpdk", prefix), ignore_errors=True)
-            for p in (self.sock,):
-                if os.path.exists(p):
-                    os.unlink(p)
+            args = ["--timeline", json.dumps(self.timeline_params)]
+        super().__init__(config, base + ".json", base + ".log", args, label=name)
+        self.write_config()  # every switch's config on disk once the lab is built
 
 
 class Sampler(threading.Thread):
     """Every @interval seconds, @fn(clients) with connections of its own to each switch
-    (lswctl.Client is not shared between threads), stamped with the wall-clock time; lab
+    (a Client is not shared between threads), stamped with the wall-clock time; lab
     code lines samples up with lsw-host's results by their start_unix_ns."""
 
     def __init__(self, switches, fn, interval=0.01):
@@ -148,7 +54,7 @@ class Sampler(threading.Thread):
 
     def run(self):
         try:
-            clients = {n: lswctl.Client(sw.sock) for n, sw in self.switches.items()}
+            clients = {n: Client(sw.sock) for n, sw in self.switches.items()}
             while not self.stopping.is_set():
                 self.rows.append((time.time(), self.fn(clients)))
                 self.stopping.wait(self.interval)
@@ -165,18 +71,7 @@ class Sampler(threading.Thread):
 
 def run_hosts(config, rundir, name="hosts", timeout=300):
     """lsw-host on @config until its work is done: its results, and the command."""
-    path = os.path.join(rundir, name + ".json")
-    config = dict(config, results=os.path.join(rundir, name + "-results.json"))
-    with open(path, "w") as f:
-        json.dump(config, f, indent=1)
-    cmd = [LSW_HOST, "-q", path]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    with open(os.path.join(rundir, name + ".log"), "w") as f:
-        f.write(r.stdout + r.stderr)
-    if r.returncode != 0:
-        raise LabError("lsw-host exited with %d:\n%s" % (r.returncode, r.stderr))
-    with open(config["results"]) as f:
-        return json.load(f), cmd
+    return proc.run_hosts(config, rundir, name, timeout, error=LabError)
 
 
 class Lab:

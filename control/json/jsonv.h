@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Typed readers for JSON values that name the offending value by its JSON path. Used by the
- * config loader and by every RPC method's params. Numbers may be given as JSON integers or
- * as decimal strings, as SONiC's CONFIG_DB writes them ("9100").
+ * config loader and by every RPC method's params, and by lsw-host's config: a library both
+ * link (control/json/meson.build), which needs jansson and DPDK's headers, nothing of lsw's.
+ * Numbers may be given as JSON integers or as decimal strings, as SONiC's CONFIG_DB writes
+ * them ("9100").
  */
 #ifndef LSW_JSONV_H
 #define LSW_JSONV_H
@@ -11,9 +13,25 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include <rte_ether.h>
-#include "config.h"
 
 #define LSW_PATH_LEN 192
+#define LSW_ERRS_MAX 32
+
+struct lsw_err {
+	char path[LSW_PATH_LEN]; /* JSON path of the offending value, e.g. $.PORT.Ethernet0.mtu */
+	char msg[192];
+};
+
+/* Errors gathered while validating; the first LSW_ERRS_MAX are kept, all are counted. */
+struct lsw_errs {
+	unsigned int n;
+	struct lsw_err e[LSW_ERRS_MAX];
+};
+
+void lsw_errs_add(struct lsw_errs *errs, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Errors as [{"path":..., "message":...}, ...]. */
+json_t *lsw_errs_to_json(const struct lsw_errs *errs);
 
 /* @out = @parent + ".key" (or "['key']" when the key is not a plain identifier). */
 void lsw_path_key(char *out, const char *parent, const char *key);
@@ -51,6 +69,10 @@ bool lsw_jv_size(json_t *v, const char *path, uint64_t max, uint64_t *out,
 json_t *lsw_jv_text(const char *s);
 
 /* Text parsers, usable on keys too. */
+/* Parse "14680064", "14MB", "512KB", "1.5MB" (binary units: K = 1024, M = 2^20, G = 2^30). */
+bool lsw_parse_size(const char *s, uint64_t *bytes);
+/* Parse "5m", "300m", "2km" or a plain number of metres. */
+bool lsw_parse_length(const char *s, uint32_t *metres);
 bool lsw_parse_ipv4(const char *s, uint32_t *ip);
 bool lsw_parse_prefix(const char *s, uint32_t *ip, uint8_t *plen);
 /* IPv6: 16 bytes, network order (inet_pton's forms); a prefix is ADDR/0..128. */
