@@ -99,8 +99,9 @@ lsw_eal_args_build(const struct lsw_config *c, bool hugepages, int pid, struct l
 	uint32_t mem = c->g.memory_mb;
 	if (mem == 0) {
 		uint64_t bytes = (uint64_t)c->g.mbufs * (lsw_mbuf_data_room(c) + 256);
-		/* and the capture pool, made on the first capture.start: 2 KB segments */
-		bytes += (uint64_t)LSW_CAPTURE_MBUFS * (LSW_CAPTURE_SEG + 512);
+		/* and the capture pools, made on the first capture.start (lsw/capture.h) */
+		bytes += LSW_CAPTURE_POOL_BYTES + (uint64_t)LSW_CAPTURE_SMALL_N *
+			 (LSW_CAPTURE_SMALL + LSW_CAPTURE_OBJ_EXTRA);
 		/* and the IPv6 FIB's two tables: 32 MiB of first level and 16 MiB of tbl8s
 		 * each (control/fib6ctl.c), their RIBs and next hops */
 		mem = (uint32_t)(256 + 112 + bytes / (1 << 20));
