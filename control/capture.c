@@ -22,13 +22,16 @@
 #include <rte_ring_elem.h>
 #include "lsw/log.h"
 #include "capture.h"
+#include "eal.h"
 #include "pcapng.h"
 #include "rpc.h"
 #include "switch.h"
 
 #define FLUSH_NS    1000000000u /* a running file is flushed every second, for its readers */
 #define DRAIN_BURST 64
-#define MAX_SEGS    8           /* a copy is at most 5 segments (LSW_MAX_FRAME in 2 KB) */
+/* A copy is one segment, unless a port's MTU grew after the pools were made: at most
+ * LSW_MAX_FRAME in segments of the smallest big one (a 1500-byte MTU's). */
+#define MAX_SEGS    8
 
 const char *const lsw_capture_end_names[] = {
 	[LSW_CAPTURE_END_NONE] = "", [LSW_CAPTURE_END_STOP] = "capture.stop",
@@ -113,21 +116,38 @@ compile(const char *filter, bool *jit_ok, char *err, size_t errlen)
 	return bpf;
 }
 
-/* The rings and the pool, on the first capture.start: a switch that never captures does
+unsigned int
+lsw_capture_big_n(const struct lsw_switch *sw)
+{
+	if (sw->dp.capture_pool != NULL)
+		return sw->dp.capture_pool->size;
+	return LSW_CAPTURE_POOL_BYTES / (lsw_mbuf_data_room(sw->cfg) + LSW_CAPTURE_OBJ_EXTRA);
+}
+
+/* The rings and the pools, on the first capture.start: a switch that never captures does
  * without them. */
 static int
 init(struct lsw_switch *sw)
 {
 	static unsigned int seq; /* unique names: the unit tests build many switches */
+	const unsigned int big = lsw_capture_big_n(sw);
 	char name[RTE_RING_NAMESIZE];
 
 	/* What a failed try made stays, for the next try or the teardown. */
 	if (sw->dp.capture_pool == NULL) {
 		snprintf(name, sizeof(name), "lsw_cap%u", ++seq);
-		sw->dp.capture_pool = rte_pktmbuf_pool_create(name, LSW_CAPTURE_MBUFS, 32, 0,
-							      RTE_PKTMBUF_HEADROOM +
-							      LSW_CAPTURE_SEG, SOCKET_ID_ANY);
+		sw->dp.capture_pool = rte_pktmbuf_pool_create(name, big, 256, 0,
+							      lsw_mbuf_data_room(sw->cfg),
+							      SOCKET_ID_ANY);
 		if (sw->dp.capture_pool == NULL)
+			return -1;
+	}
+	if (sw->dp.capture_small == NULL) {
+		snprintf(name, sizeof(name), "lsw_caps%u", ++seq);
+		sw->dp.capture_small = rte_pktmbuf_pool_create(name, LSW_CAPTURE_SMALL_N, 256, 0,
+							       RTE_PKTMBUF_HEADROOM +
+							       LSW_CAPTURE_SMALL, SOCKET_ID_ANY);
+		if (sw->dp.capture_small == NULL)
 			return -1;
 	}
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
@@ -135,7 +155,7 @@ init(struct lsw_switch *sw)
 			continue;
 		snprintf(name, sizeof(name), "lsw_cap%u_%u", ++seq, w);
 		sw->dp.capture[w] = rte_ring_create_elem(name, sizeof(struct lsw_capture_rec),
-							 LSW_CAPTURE_RING, SOCKET_ID_ANY,
+							 big + LSW_CAPTURE_SMALL_N, SOCKET_ID_ANY,
 							 RING_F_SP_ENQ | RING_F_SC_DEQ |
 							 RING_F_EXACT_SZ);
 		if (sw->dp.capture[w] == NULL)
@@ -189,7 +209,7 @@ drain(struct lsw_switch *sw)
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++) {
 		struct rte_ring *ring = sw->dp.capture[w];
 		unsigned int n, done = 0;
-		while (ring != NULL && done < LSW_CAPTURE_RING &&
+		while (ring != NULL && done < rte_ring_get_capacity(ring) &&
 		       (n = rte_ring_sc_dequeue_burst_elem(ring, r, sizeof(r[0]), DRAIN_BURST,
 							   NULL)) > 0) {
 			for (unsigned int i = 0; i < n; i++) {
@@ -472,4 +492,6 @@ lsw_capture_free(struct lsw_switch *sw)
 	}
 	rte_mempool_free(sw->dp.capture_pool);
 	sw->dp.capture_pool = NULL;
+	rte_mempool_free(sw->dp.capture_small);
+	sw->dp.capture_small = NULL;
 }

@@ -82,6 +82,8 @@ uint32_t lsw_capture_start(struct lsw_switch *sw, const struct lsw_capture_req *
 int lsw_capture_stop(struct lsw_switch *sw, struct lsw_capture_sess *s, uint8_t end);
 /* The session with id @id, or NULL. */
 struct lsw_capture_sess *lsw_capture_find(struct lsw_switch *sw, uint32_t id);
+/* Whole frames the big capture pool holds (made, or to be made from the config). */
+unsigned int lsw_capture_big_n(const struct lsw_switch *sw);
 /* Frames the workers missed for @s so far. */
 uint64_t lsw_capture_missed(const struct lsw_switch *sw, const struct lsw_capture_sess *s);
 /* Main loop, every few milliseconds: drain the rings into the files; end sessions at their

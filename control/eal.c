@@ -132,10 +132,13 @@ lsw_eal_memory_bytes(const struct lsw_config *c, bool hugepages, bool later)
 	 * rings (the first timeline.start), a second snapshot, drop-snapshot store and set of
 	 * flowlet tables while config.set replaces them, and 64 groups' tables for routes that
 	 * route.add brings. */
-	b += mempool_bytes(LSW_CAPTURE_MBUFS, sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM +
-			   LSW_CAPTURE_SEG, hugepages);
+	const uint64_t cap_big = LSW_CAPTURE_POOL_BYTES /
+				 (lsw_mbuf_data_room(c) + LSW_CAPTURE_OBJ_EXTRA);
+	b += mbuf_pool_bytes(cap_big, lsw_mbuf_data_room(c), hugepages);
+	b += mbuf_pool_bytes(LSW_CAPTURE_SMALL_N, RTE_PKTMBUF_HEADROOM + LSW_CAPTURE_SMALL,
+			     hugepages);
 	b += w * (ring_bytes(LSW_TL_RING, sizeof(struct lsw_tl_rec)) +
-		  ring_bytes(LSW_CAPTURE_RING, sizeof(struct lsw_capture_rec)));
+		  ring_bytes(cap_big + LSW_CAPTURE_SMALL_N, sizeof(struct lsw_capture_rec)));
 	b += sizeof(struct lsw_snapshot) +
 	     (uint64_t)c->g.drop_snapshots * sizeof(struct lsw_dropsnap);
 	b += (uint64_t)(c->n_routes + c->n_routes6) * grp +

@@ -174,7 +174,11 @@ capture_list(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 		if (id < 0 || s->id == id)
 			json_array_append_new(list, sess_json(sw, s));
 	}
-	return json_pack("{s:i, s:o}", "max_running", LSW_CAPTURE_MAX, "sessions", list);
+	/* What the pools hold while the main loop is away: the figure a capture's rate needs. */
+	return json_pack("{s:i, s:{s:I, s:i, s:i}, s:o}", "max_running", LSW_CAPTURE_MAX,
+			 "buffer", "frames", (json_int_t)lsw_capture_big_n(sw),
+			 "small", LSW_CAPTURE_SMALL_N, "small_bytes", LSW_CAPTURE_SMALL,
+			 "sessions", list);
 }
 
 static const struct lsw_rpc_method m_capture_list = {

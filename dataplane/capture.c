@@ -22,11 +22,23 @@ wanted(const struct lsw_capture_sess_dp *s, struct rte_mbuf *m)
 	return (s->jit != NULL ? s->jit(m) : rte_bpf_exec(s->bpf, m)) != 0;
 }
 
+/* The first @snaplen bytes of @m: a small copy when they fit one, else (or when the small
+ * pool is empty) one from the pool of whole frames; NULL when neither has one. */
+static inline struct rte_mbuf *
+snap(const struct lsw_dp *dp, struct rte_mbuf *m, uint32_t snaplen)
+{
+	struct rte_mbuf *c = NULL;
+
+	if (RTE_MIN(snaplen, m->pkt_len) <= LSW_CAPTURE_SMALL)
+		c = rte_pktmbuf_copy(m, dp->capture_small, 0, snaplen);
+	return c != NULL ? c : rte_pktmbuf_copy(m, dp->capture_pool, 0, snaplen);
+}
+
 /* What each session of @port in direction @dir wants of @pkts, copied into @st. The filter
- * runs on the frame itself, so that only what is kept is copied. A copy the pool could not
+ * runs on the frame itself, so that only what is kept is copied. A copy the pools could not
  * give is staged too (m NULL): it is missed only if the frame leaves. */
 static void
-copy(const struct lsw_snapshot *conf, struct rte_mempool *mp, uint16_t port, uint8_t dir,
+copy(const struct lsw_snapshot *conf, const struct lsw_dp *dp, uint16_t port, uint8_t dir,
      struct rte_mbuf **pkts, uint16_t n, uint64_t tsc, struct stage *st)
 {
 	n = RTE_MIN(n, (uint16_t)LSW_BURST); /* no caller passes more than a burst */
@@ -41,7 +53,7 @@ copy(const struct lsw_snapshot *conf, struct rte_mempool *mp, uint16_t port, uin
 				continue;
 			st->pkt[st->n] = k;
 			st->rec[st->n++] = (struct lsw_capture_rec){
-				.m = rte_pktmbuf_copy(m, mp, 0, s->snaplen),
+				.m = snap(dp, m, s->snaplen),
 				.tsc = tsc, .len = m->pkt_len, .port = (uint8_t)port, .dir = dir,
 				.slot = s->slot,
 			};
@@ -87,7 +99,7 @@ lsw_capture_rx(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 {
 	struct stage st;
 
-	copy(conf, w->dp->capture_pool, port, LSW_CAPTURE_RX, pkts, n, now, &st);
+	copy(conf, w->dp, port, LSW_CAPTURE_RX, pkts, n, now, &st);
 	commit(w, &st, n);
 }
 
@@ -98,7 +110,7 @@ lsw_capture_tx_burst(struct lsw_worker *w, const struct lsw_snapshot *conf, uint
 	struct stage st;
 
 	/* Copied before the burst: a PMD such as memif frees the frames it takes at once. */
-	copy(conf, w->dp->capture_pool, port, LSW_CAPTURE_TX, pkts, n, rte_rdtsc(), &st);
+	copy(conf, w->dp, port, LSW_CAPTURE_TX, pkts, n, rte_rdtsc(), &st);
 	uint16_t sent = rte_eth_tx_burst(conf->port[port].port_id, 0, pkts, n);
 	commit(w, &st, sent);
 	return sent;

@@ -13,12 +13,23 @@
 
 #include <stdint.h>
 
-#define LSW_CAPTURE_MAX    4     /* sessions running at once */
-#define LSW_CAPTURE_RING   1024  /* records per worker ring (a power of two) */
-/* The copies' mempool: 2 KB segments (a jumbo frame takes a chain of five), enough for every
- * worker's ring of full-size frames and what the main lcore holds while it writes them. */
-#define LSW_CAPTURE_MBUFS  8192
-#define LSW_CAPTURE_SEG    2048
+/* Sessions running at once: every port of a lab's switch (lsw-lab --capture), both ways. */
+#define LSW_CAPTURE_MAX    16
+/*
+ * The copies wait in the worker's ring until the main loop writes them, so what the pools
+ * hold is what a capture rides out while the main lcore is away (another process on its
+ * CPU, a slow disk). Two pools, so that a whole frame costs one copy and a header one small
+ * one: frames of up to LSW_CAPTURE_SMALL bytes kept (PFC, ACKs, CNPs, or any frame under a
+ * snap length as small) come from the small pool, the others from the big one, whose
+ * segments hold the switch's largest frame (lsw_mbuf_data_room). At a 4 KB RoCE lab's
+ * speeds (each port 1 Gb/s, all of them captured both ways: about 2 Gb/s of whole frames
+ * through a switch) the big pool rides out a quarter of a second. A worker's ring takes
+ * every copy of both pools, so that it is never full before they are empty.
+ */
+#define LSW_CAPTURE_POOL_BYTES (64u << 20) /* the big pool: LSW_CAPTURE_POOL_BYTES / frame */
+#define LSW_CAPTURE_SMALL      256         /* bytes of a small copy */
+#define LSW_CAPTURE_SMALL_N    32768       /* small copies (about 20 MB) */
+#define LSW_CAPTURE_OBJ_EXTRA  320         /* an mbuf's header, headroom and pool header */
 #define LSW_CAPTURE_SNAPLEN_MAX 262144 /* the default: whole frames (tcpdump's -s 0) */
 
 enum lsw_capture_dir { LSW_CAPTURE_RX, LSW_CAPTURE_TX };

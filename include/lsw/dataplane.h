@@ -137,11 +137,13 @@ struct lsw_dp {
 	struct rte_ring *dropsnap[LSW_MAX_WORKERS];    /* cp: set at start-up; NULL = none */
 	/* LSW_DROPSNAP_* bits; cp: lsw_store_relaxed; dp: lsw_load_relaxed. */
 	uint8_t dropsnap_mode;
-	/* Live capture: ring of each worker (SP: the worker, SC: the main lcore) and the pool
-	 * of the copies. cp: created on the first capture.start, before the snapshot that
-	 * names a session (which publishes them to the workers), freed at teardown. */
+	/* Live capture: ring of each worker (SP: the worker, SC: the main lcore) and the pools
+	 * of the copies (lsw/capture.h). cp: created on the first capture.start, before the
+	 * snapshot that names a session (which publishes them to the workers), freed at
+	 * teardown. */
 	struct rte_ring *capture[LSW_MAX_WORKERS];
-	struct rte_mempool *capture_pool;
+	struct rte_mempool *capture_pool;              /* whole frames */
+	struct rte_mempool *capture_small;             /* copies of LSW_CAPTURE_SMALL bytes */
 	/* Uplink quality of each port: its owner worker writes, every worker reads. */
 	struct lsw_ecmp_sig *ecmp_sig;                 /* cp: [LSW_MAX_PORTS] at start-up */
 	/* ICMP error limit, switch-wide: tsc when the bucket is full again (icmp.c). */

@@ -157,20 +157,27 @@ def test_capture_replay():
                "roce": start(sw, port="Ethernet0", direction="rx", filter="udp port 4791",
                              file=path["roce"]),
                "icmp": start(sw, port="Ethernet0", filter="icmp", file=path["icmp"])}
-        # (c) A fifth is refused, and so is every bad param; the four run on.
+        # (c) Sessions up to max_running (every port of a lab's switch) run at once; one
+        # more is refused, and so is every bad param; the four run on.
+        most = sw.rpc("capture.list")["max_running"]
+        assert most == 16, most
+        fill = [start(sw, port="Ethernet4", direction="rx", filter="ether proto 0x88b5",
+                      file=os.path.join(tmp, "fill%d.pcapng" % i)) for i in range(most - 4)]
         refused(sw, {"port": "Ethernet0", "file": os.path.join(tmp, "x.pcapng")}, "$.params",
                 "capture.stop one first")
         running = sw.rpc("capture.list")["sessions"]
-        assert [s["state"] for s in running] == ["running"] * 4, running
+        assert [s["state"] for s in running] == ["running"] * most, running
         # DPDK telemetry shows them too.
         r = subprocess.run(["dpdk-telemetry.py", "-f", cfg["LSW"]["global"]["file_prefix"]],
                            input="/lsw/capture\n", capture_output=True, text=True, timeout=60)
         tel = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
         assert len(tel) == 1, r.stdout + r.stderr
         tel = tel[0]["/lsw/capture"]
-        assert tel["max_running"] == 4, tel
+        assert tel["max_running"] == most, tel
         assert [tel["sessions"]["%d_state" % i] for i in range(4)] == ["running"] * 4, tel
         assert tel["sessions"]["2_filter"] == "udp port 4791", tel
+        for i in fill:
+            assert sw.rpc("capture.stop", {"id": i})["frames"] == 0
         restart(sw, "Ethernet0", 9000)
         wait_until(replayed(2), what="the second replay")
         t1 = time.time_ns()
@@ -180,6 +187,7 @@ def test_capture_replay():
             assert s["missed"] == 0, s  # ~30 frames: no ring fills
         assert sw.rpc("switch.info")["events"]["CAPTURE_MISSED"] == 0
 
+        listed = len(sw.rpc("capture.list")["sessions"])
         for bad, where, words in (
                 ({"file": path["cli"]}, "$.params.port", "required"),
                 ({"port": "Ethernet0"}, "$.params.file", "required"),
@@ -198,7 +206,7 @@ def test_capture_replay():
         refused(sw, {"port": "Ethernet0", "file": os.path.join(tmp, "no", "such.pcapng")},
                 "$.params.file", "No such file or directory", code=-32003)
         assert not os.path.exists(path["cli"])
-        assert len(sw.rpc("capture.list")["sessions"]) == 4  # the refused left no trace
+        assert len(sw.rpc("capture.list")["sessions"]) == listed  # the refused left no trace
 
         # Phase two: a filter that matches nothing, a count, and lswctl with and without
         # -w, all started before the third replay.

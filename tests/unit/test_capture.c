@@ -3,9 +3,9 @@
  * Live capture: the pcapng writer read back by a parser of our own and by libpcap; frames
  * copied as received (before the worker rewrites them) and as sent (after the rewrite and
  * ECN marking, switch-originated ARP and ICMP included), only those the PMD took; filters
- * giving libpcap's own verdicts, JIT and interpreter alike; snap length and jumbo frames;
- * a full ring or an empty pool counted as missed; count and time limits; params refused
- * with their paths and nothing changed.
+ * giving libpcap's own verdicts, JIT and interpreter alike; snap length and jumbo frames,
+ * small copies and whole frames each one segment; empty pools counted as missed; count and
+ * time limits; params refused with their paths and nothing changed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 #include <rte_bpf.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_ring_elem.h>
 #include "capture.h"
 #include "harness.h"
 #include "pcapng.h"
@@ -357,8 +358,9 @@ test_rx(void **state)
 	t_switch_free(t);
 }
 
-/* Two sessions on one port, each its own copy: one cut to 100 bytes, one whole; a 9000-byte
- * frame takes a chain of 2 KB segments in the capture pool and comes out whole. */
+/* Two sessions on one port, each its own copy: one cut to 100 bytes, one whole. The cut one
+ * is a small copy; the whole 9000-byte frame is one segment of the big pool, whose segments
+ * hold the switch's largest frame. */
 static void
 test_snaplen_jumbo(void **state)
 {
@@ -377,6 +379,14 @@ test_snaplen_jumbo(void **state)
 	uint8_t orig[9000];
 	memcpy(orig, buf, len);
 	t_rx(t, T_PORT0, buf, len, 1000);
+	struct lsw_capture_rec rec[2];
+	assert_int_equal(rte_ring_sc_dequeue_bulk_elem(t->sw.dp.capture[0], rec, sizeof(rec[0]),
+						       2, NULL), 2);
+	assert_ptr_equal(rec[0].m->pool, t->sw.dp.capture_small);
+	assert_ptr_equal(rec[1].m->pool, t->sw.dp.capture_pool);
+	assert_int_equal(rec[1].m->nb_segs, 1);
+	assert_int_equal(rte_ring_enqueue_bulk_elem(t->sw.dp.capture[0], rec, sizeof(rec[0]), 2,
+						    NULL), 2);
 	poll(t);
 	stop(t, a, &frames, &missed, "capture.stop");
 	assert_int_equal(frames, 1);
@@ -763,8 +773,26 @@ test_filter_files(void **state)
 	t_switch_free(t);
 }
 
-/* A ring the main lcore has not drained costs CAPTURE_MISSED, per session too, never a
- * wait; so does an empty capture pool. */
+/* Frames in a pcapng file, as libpcap reads it. */
+static unsigned int
+count_frames(const char *path)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_open_offline(path, err);
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	unsigned int n = 0;
+
+	assert_non_null(p);
+	while (pcap_next_ex(p, &h, &d) == 1)
+		n++;
+	pcap_close(p);
+	return n;
+}
+
+/* Copies the main lcore has not written yet wait in the ring, which takes every copy both
+ * pools hold: small frames fill the small pool, then the big one; once both are empty a
+ * frame costs CAPTURE_MISSED, per session too, never a wait. */
 static void
 test_missed(void **state)
 {
@@ -777,33 +805,41 @@ test_missed(void **state)
 	(void)state;
 	uint16_t len = t_build_ipv4(buf, &miss);
 	uint32_t id = start(t, "\"port\": \"Ethernet0\", \"file\": \"%s\"", f);
-	for (int i = 0; i < LSW_CAPTURE_RING + 5; i++)
+	struct rte_mempool *pools[2] = {t->sw.dp.capture_small, t->sw.dp.capture_pool};
+	const unsigned int held = pools[0]->size + pools[1]->size;
+	assert_int_equal(pools[0]->size, LSW_CAPTURE_SMALL_N);
+	assert_int_equal(rte_ring_get_capacity(t->sw.dp.capture[0]), held);
+	json_t *r = t_rpc_ok(t, "capture.list", NULL, &resp);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "buffer"),
+							    "frames")), pools[1]->size);
+	json_decref(resp);
+	for (unsigned int i = 0; i < held + 5; i++)
 		t_rx(t, T_PORT0, buf, len, 1000);
 	assert_int_equal(t_event(t, LSW_EV_CAPTURE_MISSED), 5);
 	assert_int_equal(t->sw.dp.ctr[0].capture_missed[t->conf->capture.s[0].slot], 5);
-	/* An empty pool: three more missed. */
-	static void *objs[LSW_CAPTURE_MBUFS];
-	struct rte_mempool *mp = t->sw.dp.capture_pool;
-	unsigned int taken = 0;
-	poll(t); /* the ring drains: its copies go back to the pool */
-	while (taken < LSW_CAPTURE_MBUFS && rte_mempool_get(mp, &objs[taken]) == 0)
-		taken++;
+	/* Both pools empty with the ring drained: three more missed. */
+	void **objs = calloc(held, sizeof(*objs));
+	unsigned int taken[2] = {0, 0};
+	poll(t); /* the ring drains: its copies go back to the pools */
+	for (int k = 0; k < 2; k++)
+		while (rte_mempool_get(pools[k], &objs[taken[0] + taken[k] * k]) == 0)
+			taken[k]++;
 	for (int i = 0; i < 3; i++)
 		t_rx(t, T_PORT0, buf, len, 2000);
 	assert_int_equal(t_event(t, LSW_EV_CAPTURE_MISSED), 8);
-	rte_mempool_put_bulk(mp, objs, taken);
+	rte_mempool_put_bulk(pools[0], objs, taken[0]);
+	rte_mempool_put_bulk(pools[1], objs + taken[0], taken[1]);
+	free(objs);
 	t_rx(t, T_PORT0, buf, len, 3000);
-	json_t *r = t_rpc_ok(t, "capture.list", "{\"id\": 1}", &resp);
+	r = t_rpc_ok(t, "capture.list", "{\"id\": 1}", &resp);
 	json_t *s = json_array_get(json_object_get(r, "sessions"), 0);
-	assert_int_equal(json_integer_value(json_object_get(s, "frames")), LSW_CAPTURE_RING + 1);
+	assert_int_equal(json_integer_value(json_object_get(s, "frames")), held + 1);
 	assert_int_equal(json_integer_value(json_object_get(s, "missed")), 8);
 	json_decref(resp);
 	stop(t, id, &frames, &missed, "capture.stop");
-	assert_int_equal(frames, LSW_CAPTURE_RING + 1);
+	assert_int_equal(frames, held + 1);
 	assert_int_equal(missed, 8);
-	struct t_file *tf = read_file(f);
-	assert_int_equal(tf->n, LSW_CAPTURE_RING + 1);
-	free_file(tf);
+	assert_int_equal(count_frames(f), held + 1);
 	/* A new session in the same slot starts from zero. */
 	id = start(t, "\"port\": \"Ethernet0\", \"file\": \"%s\"", f);
 	t_rx(t, T_PORT0, buf, len, 4000);
@@ -811,7 +847,7 @@ test_missed(void **state)
 	stop(t, id, &frames, &missed, "capture.stop");
 	assert_int_equal(frames, 1);
 	assert_int_equal(missed, 0);
-	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_LPM4_MISS), LSW_CAPTURE_RING + 5 + 5);
+	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_LPM4_MISS), held + 5 + 5);
 	unlink(f);
 	t_switch_free(t);
 }
@@ -907,7 +943,8 @@ test_refused(void **state)
 	assert_int_equal(json_array_size(json_object_get(r, "sessions")), 0);
 	json_decref(resp);
 
-	/* Four run at once; a fifth is refused, and so is a file a running session writes. */
+	/* LSW_CAPTURE_MAX run at once; one more is refused, and so is a file a running session
+	 * writes. */
 	uint32_t id[LSW_CAPTURE_MAX];
 	for (int i = 0; i < LSW_CAPTURE_MAX; i++) {
 		char name[32];
@@ -949,10 +986,11 @@ test_refused(void **state)
 	r = t_rpc_ok(t, "capture.list", NULL, &resp);
 	json_t *sessions = json_object_get(r, "sessions");
 	assert_int_equal(json_array_size(sessions), LSW_CAPTURE_KEEP);
+	const int last = LSW_CAPTURE_MAX + 20; /* the ids so far */
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(sessions, 0), "id")),
-			 24 - LSW_CAPTURE_KEEP + 1);
+			 last - LSW_CAPTURE_KEEP + 1);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(sessions, 15), "id")),
-			 24);
+			 last);
 	json_decref(resp);
 	unlink(path("h.pcapng"));
 	t_switch_free(t);

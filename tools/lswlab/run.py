@@ -18,6 +18,13 @@ class LabError(Exception):
     pass
 
 
+# lsw-lab run --capture: every port of every switch captured both ways while a Lab runs,
+# into CAPTURE["dir"] (an absolute path: lsw writes the files), CAPTURE["snaplen"] bytes of
+# each frame (None: whole frames). CAPTURED gets each session's final figures.
+CAPTURE = None
+CAPTURED = []
+
+
 class Switch(proc.Lsw):
     """One lsw process of the lab."""
 
@@ -88,20 +95,42 @@ class Lab:
         self.commands = []
 
     def __enter__(self):
+        self.captures = []
         try:
             for sw in self.switches.values():
                 sw.start()
                 self.commands.append(" ".join(sw.command()) + " &")
+            if CAPTURE is not None:
+                self._capture()
         except Exception:
             self.kill()
             raise
         return self
+
+    def _capture(self):
+        """One session per port of every switch, both ways, before any host sends."""
+        os.makedirs(CAPTURE["dir"], exist_ok=True)
+        for name, sw in self.switches.items():
+            for port in sorted(sw.config["LSW_PORT"], key=lambda p: int(p[8:])):
+                f = os.path.join(CAPTURE["dir"], re.sub(r"[^A-Za-z0-9_.-]", "_", "%s-%s-%s" % (
+                    self.fabric.name, name, port)) + ".pcapng")
+                params = {"port": port, "direction": "both", "file": f}
+                if CAPTURE.get("snaplen"):
+                    params["snaplen"] = CAPTURE["snaplen"]
+                self.captures.append((name, sw.rpc("capture.start", params)["id"]))
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is not None:
             self.kill()
             return False
         errors = []
+        for name, sid in self.captures:
+            s = self.switches[name].rpc("capture.stop", {"id": sid})
+            CAPTURED.append({"switch": name, "fabric": self.fabric.name, "port": s["port"],
+                             "file": s["file"], "frames": s["frames"], "bytes": s["bytes"],
+                             "missed": s["missed"], "elapsed_ms": s["elapsed_ms"]})
+            if s.get("error"):
+                errors.append("%s: capture of %s: %s" % (name, s["port"], s["error"]))
         for sw in self.switches.values():
             try:
                 sw.stop()
