@@ -440,32 +440,6 @@ lsw_capture_poll(struct lsw_switch *sw, uint64_t now_ns)
 }
 
 void
-lsw_capture_build(const struct lsw_switch *sw, struct lsw_snapshot *d)
-{
-	const struct lsw_capture_ctl *ctl = sw->capture;
-	struct lsw_capture_dp *c = &d->capture;
-
-	*c = (struct lsw_capture_dp){.n = 0};
-	for (int i = 0; ctl != NULL && i < LSW_CAPTURE_MAX; i++) {
-		const struct lsw_capture_sess *s = ctl->slot[i];
-		struct rte_bpf_jit jit = {.func = NULL};
-		if (s == NULL || s->stopping)
-			continue;
-		/* No JIT on this machine, or not for this filter: the interpreter. */
-		if (s->bpf == NULL || !s->jit_ok || rte_bpf_get_jit(s->bpf, &jit) != 0)
-			jit.func = NULL;
-		c->s[c->n++] = (struct lsw_capture_sess_dp){
-			.bpf = s->bpf, .jit = jit.func, .snaplen = s->snaplen, .slot = (uint8_t)i,
-			.port = (uint8_t)s->port, .dirs = s->dirs,
-		};
-		if (s->dirs & LSW_CAPTURE_DIR_RX)
-			c->rx_ports |= 1u << s->port;
-		if (s->dirs & LSW_CAPTURE_DIR_TX)
-			c->tx_ports |= 1u << s->port;
-	}
-}
-
-void
 lsw_capture_free(struct lsw_switch *sw)
 {
 	struct lsw_capture_ctl *ctl = sw->capture;

@@ -89,8 +89,6 @@ uint64_t lsw_capture_missed(const struct lsw_switch *sw, const struct lsw_captur
 /* Main loop, every few milliseconds: drain the rings into the files; end sessions at their
  * count or time limit, or after a write error. */
 void lsw_capture_poll(struct lsw_switch *sw, uint64_t now_ns);
-/* The capture part of snapshot @d, from the running sessions. */
-void lsw_capture_build(const struct lsw_switch *sw, struct lsw_snapshot *d);
 /* Shutdown, once the workers have stopped: every file written and closed, rings and pool
  * freed. */
 void lsw_capture_free(struct lsw_switch *sw);

@@ -2,6 +2,7 @@
 /* The workers' configuration: built from the running config, published by pointer swap, the
  * old copy freed after every worker has passed a quiescent state. */
 #include <string.h>
+#include <rte_bpf.h>
 #include <rte_malloc.h>
 #include "capture.h"
 #include "eal.h"
@@ -132,6 +133,48 @@ build_sched(const struct lsw_switch *sw, uint16_t p, struct lsw_sched_dp *s,
 	}
 }
 
+/* What the workers record from the next snapshot on (timeline.c keeps the run). */
+static void
+build_timeline(const struct lsw_switch *sw, struct lsw_timeline_dp *d)
+{
+	const struct lsw_timeline_ctl *t = &sw->tl;
+
+	*d = (struct lsw_timeline_dp){0};
+	if (!t->running)
+		return;
+	*d = (struct lsw_timeline_dp){
+		.what = t->what, .ports = t->ports, .gen = t->gen,
+		.interval = RTE_MAX((uint64_t)t->interval_us * sw->dp.tsc_hz / 1000000, 1ull),
+	};
+}
+
+/* The capture sessions the workers copy for (capture.c keeps them). */
+static void
+build_capture(const struct lsw_switch *sw, struct lsw_snapshot *d)
+{
+	const struct lsw_capture_ctl *ctl = sw->capture;
+	struct lsw_capture_dp *c = &d->capture;
+
+	*c = (struct lsw_capture_dp){.n = 0};
+	for (int i = 0; ctl != NULL && i < LSW_CAPTURE_MAX; i++) {
+		const struct lsw_capture_sess *s = ctl->slot[i];
+		struct rte_bpf_jit jit = {.func = NULL};
+		if (s == NULL || s->stopping)
+			continue;
+		/* No JIT on this machine, or not for this filter: the interpreter. */
+		if (s->bpf == NULL || !s->jit_ok || rte_bpf_get_jit(s->bpf, &jit) != 0)
+			jit.func = NULL;
+		c->s[c->n++] = (struct lsw_capture_sess_dp){
+			.bpf = s->bpf, .jit = jit.func, .snaplen = s->snaplen, .slot = (uint8_t)i,
+			.port = (uint8_t)s->port, .dirs = s->dirs,
+		};
+		if (s->dirs & LSW_CAPTURE_DIR_RX)
+			c->rx_ports |= 1u << s->port;
+		if (s->dirs & LSW_CAPTURE_DIR_TX)
+			c->tx_ports |= 1u << s->port;
+	}
+}
+
 struct lsw_snapshot *
 lsw_snapshot_build(struct lsw_switch *sw)
 {
@@ -201,9 +244,9 @@ lsw_snapshot_build(struct lsw_switch *sw)
 	build_buffer(c, &d->buffer);
 	for (uint16_t i = 0; i < c->n_ports; i++)
 		d->buffer.owner[i] = (uint8_t)d->port[i].owner; /* ABM reads drain rates there */
-	lsw_timeline_snapshot(sw, &d->timeline);
+	build_timeline(sw, &d->timeline);
 	lsw_trim_build(c, &d->trim);
-	lsw_capture_build(sw, d);
+	build_capture(sw, d);
 	if (lsw_ecmp_build(sw, d) != 0) {
 		rte_free(d);
 		return NULL;

@@ -217,10 +217,11 @@ json_t *lsw_timeline_start(struct lsw_switch *sw, const struct lsw_timeline_req 
 void lsw_timeline_stop(struct lsw_switch *sw, const char *reason);
 /* The main loop's part: drain the workers' rings, stop at the run's limits. */
 void lsw_timeline_drain(struct lsw_switch *sw);
+/* timeline_out.c: @n records to the run's file or memory window. */
+void lsw_timeline_out(struct lsw_switch *sw, const struct lsw_tl_rec *r, size_t n);
 /* Record an event of the control plane's (watchdog, config) now. */
 void lsw_timeline_event_cp(struct lsw_switch *sw, uint8_t kind, uint16_t port, uint8_t idx,
 			   uint32_t v0, uint64_t v1);
-void lsw_timeline_snapshot(const struct lsw_switch *sw, struct lsw_timeline_dp *d);
 /* The memory window to @path in the timeline format; 0, or -1 with @err. */
 int lsw_timeline_save(struct lsw_switch *sw, const char *path, char *err, size_t errlen);
 json_t *lsw_timeline_status(const struct lsw_switch *sw);

@@ -119,34 +119,6 @@ write_memory(const struct lsw_switch *sw, FILE *f)
 /* Keep @n records: append them to the file (up to the size limit: the run is then full), or
  * to the memory window, the oldest overwritten. */
 static void
-out(struct lsw_switch *sw, const struct lsw_tl_rec *r, size_t n)
-{
-	struct lsw_timeline_ctl *t = &sw->tl;
-
-	if (t->fp == NULL) {
-		for (size_t i = 0; i < n; i++) {
-			t->mem[t->mem_head] = r[i];
-			t->mem_head = (t->mem_head + 1) % t->mem_cap;
-		}
-		t->mem_n = RTE_MIN(t->mem_n + n, t->mem_cap);
-		t->records += n;
-		t->bytes = t->mem_n * sizeof(*r);
-		return;
-	}
-	size_t room = (t->max_bytes - RTE_MIN(t->bytes, t->max_bytes)) / sizeof(*r);
-	if (n > room) {
-		n = room;
-		t->full = true;
-	}
-	if (n != 0 && fwrite(r, sizeof(*r), n, t->fp) != n) {
-		t->write_errno = errno ? errno : EIO;
-		return;
-	}
-	t->records += n;
-	t->bytes += n * sizeof(*r);
-}
-
-static void
 drain(struct lsw_switch *sw)
 {
 	struct lsw_tl_rec buf[256];
@@ -158,7 +130,7 @@ drain(struct lsw_switch *sw)
 									RTE_DIM(buf), NULL)) > 0) {
 			for (unsigned int i = 0; i < n; i++)
 				buf[i].t = lsw_clock_wall_ns(&sw->clock, buf[i].t);
-			out(sw, buf, n);
+			lsw_timeline_out(sw, buf, n);
 		}
 		/* What a worker could not record, as a record where the gap is. */
 		uint64_t lost = lsw_stats_event(sw, w, LSW_EV_TIMELINE_LOST);
@@ -171,37 +143,9 @@ drain(struct lsw_switch *sw)
 			};
 			sw->tl.lost += l.v[0];
 			sw->tl.lost_seen[w] = lost;
-			out(sw, &l, 1);
+			lsw_timeline_out(sw, &l, 1);
 		}
 	}
-}
-
-void
-lsw_timeline_event_cp(struct lsw_switch *sw, uint8_t kind, uint16_t port, uint8_t idx,
-		      uint32_t v0, uint64_t v1)
-{
-	if (!sw->tl.running || !(sw->tl.what & LSW_TL_W(EVENTS)))
-		return;
-	struct lsw_tl_rec r = {
-		.t = lsw_clock_wall_ns(&sw->clock, rte_rdtsc()), .kind = kind,
-		.port = (uint8_t)port, .idx = idx, .v0 = v0, .v[0] = v1,
-	};
-	out(sw, &r, 1);
-}
-
-/* What the workers record from the next snapshot on (snapshot.c). */
-void
-lsw_timeline_snapshot(const struct lsw_switch *sw, struct lsw_timeline_dp *d)
-{
-	const struct lsw_timeline_ctl *t = &sw->tl;
-
-	*d = (struct lsw_timeline_dp){0};
-	if (!t->running)
-		return;
-	*d = (struct lsw_timeline_dp){
-		.what = t->what, .ports = t->ports, .gen = t->gen,
-		.interval = RTE_MAX((uint64_t)t->interval_us * sw->dp.tsc_hz / 1000000, 1ull),
-	};
 }
 
 static int

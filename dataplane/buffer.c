@@ -9,12 +9,8 @@
  * pool's sharing policy's (lsw_buffer_limit); ABM's inputs come from each port's owner
  * (lsw_buffer_abm_update), read once per run.
  */
-#include <rte_mbuf_dyn.h>
 #include "lsw/buffer.h"
 #include "lsw/dataplane.h"
-
-int lsw_meta_offset = -1;
-uint64_t lsw_ucast_flag;
 
 const uint32_t lsw_hist_bound[LSW_HIST_BINS] = {
 	64, 127, 255, 511, 1023, 1518, 2047, 4095, 4159, LSW_MAX_FRAME,
@@ -30,26 +26,6 @@ RTE_INIT(lsw_hist_bin_init)
 			b++;
 		lsw_hist_bin[len] = (uint8_t)b;
 	}
-}
-
-int
-lsw_meta_register(void)
-{
-	static const struct rte_mbuf_dynfield desc = {
-		.name = "lsw_pkt_meta",
-		.size = sizeof(struct lsw_pkt_meta),
-		.align = __alignof__(struct lsw_pkt_meta),
-	};
-
-	static const struct rte_mbuf_dynflag flag = {.name = "lsw_dynflag_ucast"};
-	int bit;
-
-	lsw_meta_offset = rte_mbuf_dynfield_register(&desc);
-	bit = rte_mbuf_dynflag_register(&flag);
-	if (lsw_meta_offset < 0 || bit < 0)
-		return -1;
-	lsw_ucast_flag = UINT64_C(1) << bit;
-	return 0;
 }
 
 static inline void
@@ -519,82 +495,4 @@ lsw_buffer_pg_xon(struct lsw_buffer_lcore *const *all, uint16_t n, const struct 
 	if (lim < (int64_t)pp->xon)
 		lim = (int64_t)pp->xon;
 	return s == 0 || s <= lim;
-}
-
-/* The (ingress port, PG, egress port, queue) a packet is charged to: a run's key. */
-static inline uint32_t
-class_key(const struct lsw_pkt_meta *m)
-{
-	return (uint32_t)m->in_port << 24 | (uint32_t)m->pg << 16 | (uint32_t)m->out_port << 8 |
-	       m->queue;
-}
-
-/* A burst's routed packets (ipv4.c collects them): admitted in runs of one (ingress PG,
- * egress queue), each run decided against the state once and written once, then queued. */
-void
-lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
-{
-	struct lsw_pkt_meta *meta[LSW_BURST];
-	struct lsw_charge res[LSW_BURST];
-	uint32_t len[LSW_BURST];
-	uint8_t drop[LSW_BURST];
-	uint16_t n = w->n_adm;
-
-	w->n_adm = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		meta[i] = lsw_meta(w->adm[i]);
-		len[i] = w->adm[i]->pkt_len;
-	}
-	for (uint16_t i = 0, j; i < n; i = j) {
-		/* A run: consecutive packets of one (ingress PG, egress queue); the TC too, for
-		 * the histogram. */
-		uint32_t key = class_key(meta[i]);
-		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc;
-		     j++)
-			;
-		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;
-		uint16_t admitted = lsw_buffer_admit_run(w->dp->buffer, conf->n_workers, w->buffer,
-							 &conf->buffer, meta[i], len + i, k,
-							 drop + i, res + i);
-		/* Within one worker occupancy only grows here, so the run's end is its peak. */
-		lsw_buffer_watermarks(w->dp->buffer, conf->n_workers, w->buffer, &conf->buffer,
-				      meta[i]->in_port, meta[i]->pg, out, meta[i]->queue);
-		/* The run's queue, when it is ours: no per-packet lookups. */
-		struct lsw_fifo *f = conf->port[out].owner == w->idx ?
-				     &w->dp->sched[out]->q[meta[i]->queue] : NULL;
-		/* The common case: the whole run admitted, to our queue in one push, or to
-		 * another worker's in one stage; its entries are written from the charges, and
-		 * the metas are not. */
-		if (likely(admitted == k)) {
-			if (likely(f != NULL) && lsw_fifo_push_run(f, w->adm + i, res + i, k))
-				continue;
-			if (f == NULL && lsw_handoff_put_run(w, conf, out, w->adm + i,
-							     meta[i]->queue, res + i, k))
-				continue;
-		}
-		for (uint16_t x = i; x < j; x++) {
-			enum lsw_drop d = (enum lsw_drop)drop[x];
-			if (unlikely(d != LSW_DROP_NONE)) {
-				/* Out of packets: the next loop leaves the rx queues alone. */
-				w->rx_hold |= d == LSW_DROP_MBUF_LIMIT;
-				/* The queue's profile says trim (include/lsw/trim.h). */
-				if (unlikely(conf->trim.q_trim[out] >> meta[x]->queue & 1))
-					lsw_trim(w, conf, w->adm[x], d);
-				else
-					lsw_count_drop(w, lsw_drop_is_egress(d) ? out :
-						       meta[x]->in_port, d, w->adm[x]);
-				continue;
-			}
-			if (likely(f != NULL)) {
-				lsw_meta_charge(meta[x], &res[x]);
-				/* The queue holds every mbuf: this never fails. */
-				lsw_fifo_push(f, w->adm[x], meta[x]);
-			} else {
-				/* Another worker's port: the charge travels in the handoff
-				 * entry, and the meta is not written. */
-				lsw_handoff_put(w, conf, out, (uintptr_t)w->adm[x] | meta[x]->queue,
-						&res[x]);
-			}
-		}
-	}
 }

@@ -26,6 +26,7 @@
 #include <rte_mbuf_dyn.h>
 #include "lsw/common.h"
 #include "lsw/drop.h"
+#include "lsw/meta.h"
 
 enum lsw_buffer_part { LSW_PART_RESERVED, LSW_PART_SHARED, LSW_PART_HEADROOM, LSW_PARTS };
 
@@ -101,27 +102,6 @@ struct lsw_buffer_dp {
 	uint8_t tc_q[LSW_MAX_PORTS][LSW_NUM_TC];
 };
 
-/* Per-packet record, in an mbuf dynamic field. */
-struct lsw_pkt_meta {
-	uint32_t charged;     /* bytes charged: the frame rounded up to cells */
-	uint8_t in_port;
-	uint8_t pg;
-	uint8_t out_port;
-	uint8_t queue;
-	uint8_t tc;
-	uint8_t in_part;      /* enum lsw_buffer_part */
-	uint8_t eg_part;
-	uint8_t flags;        /* enum lsw_meta_flag */
-};
-
-enum lsw_meta_flag {
-	LSW_META_CHARGED = 1, /* admitted: release on the way out */
-	LSW_META_CTL = 2,     /* switch-originated (ARP, ICMP): control queue, not charged */
-	LSW_META_ROCE = 4,    /* RoCEv2 */
-	LSW_META_CNP = 8,     /* RoCEv2 CNP: never marked nor WRED-dropped */
-	LSW_META_TRIMMED = 16, /* a trim (dataplane/trim.c): never marked nor WRED-dropped */
-};
-
 /* What admission charged one packet: its bytes, rounded up to cells, and the parts of its
  * ingress PG and egress queue they went to, with what else its queue entry holds (the
  * layout of lsw_qent after the mbuf, include/lsw/sched.h). Admission writes these to an
@@ -138,20 +118,6 @@ struct lsw_charge {
 
 /* The first pass of a run's admission writes a part as the bit "over the reserve". */
 _Static_assert(LSW_PART_RESERVED == 0 && LSW_PART_SHARED == 1, "a part from one bit");
-
-extern int lsw_meta_offset;
-/* An ol_flags bit (a DPDK dynamic flag) on a frame whose destination MAC lsw wrote and
- * found unicast (lsw_l2_write): the port's owner counts it as unicast without reading the
- * frame, whose line another worker wrote (tx.c). Every other frame is read. */
-extern uint64_t lsw_ucast_flag;
-/* Registers the meta's dynamic field and the flag. */
-int lsw_meta_register(void);
-
-static inline struct lsw_pkt_meta *
-lsw_meta(struct rte_mbuf *m)
-{
-	return RTE_MBUF_DYNFIELD(m, lsw_meta_offset, struct lsw_pkt_meta *);
-}
 
 /* Histogram bins of frame sizes, per TC (upper bounds, RMON style). */
 #define LSW_HIST_BINS 10

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* JSON-RPC 2.0 error codes answered by lsw. See control/RPC.md for every method. */
+/* JSON-RPC 2.0 error codes answered by lsw. See control/rpc/RPC.md for every method. */
 #ifndef LSW_RPC_H
 #define LSW_RPC_H
 

@@ -8,7 +8,7 @@
  * What the workers record is part of the immutable snapshot, so with the recorder off a
  * worker pays one predictable branch per loop and per event site.
  *
- * The file format (documented in control/RPC.md, read by tools/lswtimeline.py): a text
+ * The file format (documented in control/rpc/RPC.md, read by tools/lswtimeline.py): a text
  * line "LSWTIMELINE 1", one line of JSON (ports, interval, what was recorded), then
  * records of struct lsw_tl_rec, little-endian, their time in Unix nanoseconds.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: the bytes a client writes on lsw's JSON-RPC socket. They take the path of
- * conn_process() in control/rpc_server.c: framing (lsw_rpc_next: an object or a batch,
+ * conn_process() in control/rpc/rpc_server.c: framing (lsw_rpc_next: an object or a batch,
  * a line for anything else), json_loadb, lsw_rpc_handle, json_dumps. The switch is built by
  * the unit-test harness from tests/fuzz/switch.json, with its net_null ports started, the
  * drop snapshot store (with three dropped packets in it) and an RPC server, so that every
@@ -523,7 +523,7 @@ restore(void)
 	}
 }
 
-/* As conn_process() in control/rpc_server.c (the same lsw_rpc_next), with a check after
+/* As conn_process() in control/rpc/rpc_server.c (the same lsw_rpc_next), with a check after
  * each request. What is left unframed at the end is a partial request, which the server
  * drops at end of input. */
 int

@@ -121,7 +121,7 @@ test_notifications_and_batches(void **state)
 	json_decref(r);
 }
 
-/* Every registered method has a section "### `name`" in control/RPC.md. */
+/* Every registered method has a section "### `name`" in control/rpc/RPC.md. */
 static void
 test_documented(void **state)
 {
@@ -129,7 +129,7 @@ test_documented(void **state)
 	char path[512], heading[128];
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/control/RPC.md", root ? root : ".");
+	snprintf(path, sizeof(path), "%s/control/rpc/RPC.md", root ? root : ".");
 	FILE *f = fopen(path, "r");
 	assert_non_null(f);
 	static char doc[1 << 20];
@@ -142,7 +142,7 @@ test_documented(void **state)
 	for (const char *p = strstr(doc, "\n### `"); p != NULL; p = strstr(p + 1, "\n### `")) {
 		char name[64];
 		if (sscanf(p, "\n### `%63[^`]`", name) == 1 && lsw_rpc_method_find(name) == NULL)
-			fail_msg("control/RPC.md documents %s, which is not registered", name);
+			fail_msg("control/rpc/RPC.md documents %s, which is not registered", name);
 		sections++;
 	}
 	assert_int_equal(sections, lsw_rpc_method_count());
@@ -150,7 +150,7 @@ test_documented(void **state)
 		const struct lsw_rpc_method *m = lsw_rpc_method_at(i);
 		snprintf(heading, sizeof(heading), "\n### `%s`\n", m->name);
 		if (strstr(doc, heading) == NULL)
-			fail_msg("%s has no section in control/RPC.md", m->name);
+			fail_msg("%s has no section in control/rpc/RPC.md", m->name);
 		assert_true(strlen(m->summary) > 10);
 	}
 }

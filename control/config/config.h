@@ -34,7 +34,7 @@ struct lsw_ecmp_grp_conf {
 	uint32_t table_size;          /* flowlet entries per worker, a power of two */
 };
 
-/* The ECMP table as configured (control/config_ecmp.c). */
+/* The ECMP table as configured (control/config/config_ecmp.c). */
 struct lsw_ecmp_conf {
 	uint32_t sample_us;           /* quality sampling interval */
 	uint8_t ewma_exp;

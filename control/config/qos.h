@@ -63,7 +63,7 @@ enum lsw_discard_action { LSW_DISCARD_DROP, LSW_DISCARD_TRIM };
 extern const char *const lsw_discard_action_names[]; /* "drop", "trim" */
 
 /* SWITCH_TRIMMING|GLOBAL, and the ACL tables and rules that exempt traffic from trimming
- * (control/config_trim.c; include/lsw/trim.h has what the workers get). */
+ * (control/config/config_trim.c; include/lsw/trim.h has what the workers get). */
 #define LSW_TRIM_MAX_TABLES 8
 struct lsw_trim_conf {
 	bool set;              /* SWITCH_TRIMMING.GLOBAL given */

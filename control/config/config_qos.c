@@ -22,30 +22,6 @@ static const struct {
 #undef LSW_MAP_ROW
 };
 
-bool
-lsw_config_ref(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
-	       struct lsw_errs *errs)
-{
-	const struct lsw_qos_ref *r = f->arg;
-	const char *q = ctx;
-	char buf[LSW_QOS_NAME_LEN];
-	const char *s;
-
-	if (!lsw_jv_str(v, path, 128, &s, errs))
-		return false;
-	s = lsw_config_ref_name(s, r->table, buf, sizeof(buf));
-	int i = lsw_config_find(s, q + r->entries, *(const uint16_t *)(q + r->count), r->stride);
-	if (i < 0) {
-		lsw_errs_add(errs, path, "no %s named '%s'", r->table, s);
-		return false;
-	}
-	if (f->size == sizeof(uint16_t))
-		*(uint16_t *)((char *)out + f->off) = (uint16_t)i;
-	else
-		*(int *)((char *)out + f->off) = i;
-	return true;
-}
-
 /* SONiC's AZURE maps (sonic-buildimage's qos_config.j2), always present under that name. */
 static void
 builtin_maps(struct lsw_qos_conf *q)
