@@ -239,7 +239,7 @@ short_wait(struct lsw_worker *w, uint64_t now)
 /*
  * Sleep when idle, but not past the moment a shaped port may send its next frame. The OS
  * wakes a sleeping thread late (tens of microseconds on a VM, however small the timer
- * slack), and the shaper's bucket is kept small (control/inflight.c): so a worker with a
+ * slack), and the shaper's bucket is kept small (control/config/inflight.c): so a worker with a
  * frame due sleeps its measured lateness less, and when the frame is due sooner than that
  * it only waits shortly (short_wait).
  */

@@ -3,7 +3,7 @@
 
 1. Every relative link of every Markdown page git tracks leads to a file or folder of the
    repository, and so does every repository path a page or a man page names in code
-   (`control/inflight.c`, `tests/integration/host_*`).
+   (`control/config/inflight.c`, `tests/integration/host_*`).
 2. No tracked file cites a file outside the repository: the project's pages and comments
    name public sources (papers, standards, SONiC designs) by title and link.
 3. Each program's --help and its man page name the same options, and for the commands

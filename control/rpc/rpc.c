@@ -54,31 +54,6 @@ lsw_rpc_method_find(const char *name)
 	return NULL;
 }
 
-void
-lsw_rpc_fail(struct lsw_rpc_error *e, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	e->code = code;
-	va_start(ap, fmt);
-	vsnprintf(e->message, sizeof(e->message), fmt, ap);
-	va_end(ap);
-}
-
-json_t *
-lsw_rpc_invalid(struct lsw_rpc_error *e)
-{
-	lsw_rpc_fail(e, LSW_RPC_INVALID_PARAMS, "invalid params");
-	return NULL;
-}
-
-json_t *
-lsw_rpc_nomem(struct lsw_rpc_error *e)
-{
-	lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
-	return NULL;
-}
-
 bool
 lsw_rpc_port_param(const struct lsw_switch *sw, json_t *v, const char *path, int *port,
 		   struct lsw_errs *errs)

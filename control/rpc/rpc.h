@@ -13,14 +13,9 @@
 #include "config.h"
 #include "decode.h"
 #include "lsw/rpc.h"
+#include "error.h"
 
 struct lsw_switch;
-
-struct lsw_rpc_error {
-	int code;               /* 0 = none */
-	char message[160];
-	struct lsw_errs errs;   /* per-field details of LSW_RPC_INVALID_PARAMS */
-};
 
 /* A method's handler: @args is its params as its rows decoded them (defaults filled in). */
 typedef json_t *(*lsw_rpc_fn)(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e);
@@ -78,11 +73,5 @@ extern const struct lsw_fields lsw_rpc_port_params;
 /* config.set's work: merge @patch over the running config, validate, apply; the result or
  * NULL with @e set (the running state unchanged). */
 json_t *lsw_rpc_config_apply(struct lsw_switch *sw, json_t *patch, struct lsw_rpc_error *e);
-/* Fail with LSW_RPC_INVALID_PARAMS, "invalid params", for the errors already in @e. */
-json_t *lsw_rpc_invalid(struct lsw_rpc_error *e);
-/* Fail with LSW_RPC_INTERNAL_ERROR, "out of memory". */
-json_t *lsw_rpc_nomem(struct lsw_rpc_error *e);
-void lsw_rpc_fail(struct lsw_rpc_error *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

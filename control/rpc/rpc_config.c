@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* config.get, config.validate, config.set (control/config/config_apply.c does the work). */
+/* config.get, config.validate, config.set (control/config_apply.c does the work). */
 #include <errno.h>
 #include <string.h>
 #include "jsonv.h"

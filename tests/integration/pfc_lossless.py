@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Lossless end to end (buffers.md T3): two lsw linked by net_memif with its default ring
-(lsw sizes it: control/inflight.c). S replays 2000 lossless frames (DSCP 3) towards B,
+(lsw sizes it: control/config/inflight.c). S replays 2000 lossless frames (DSCP 3) towards B,
 whose egress is shaped to 100 Mb/s. B's PG 3 has the headroom SONiC's formula computes for
 its speed and cable (profile NULL), plus what a software link has in flight; it crosses its
 XOFF point and pauses S; S obeys (its queue holds the rest) and resumes on XON. Every frame

@@ -240,7 +240,7 @@ shaped_rate(uint64_t rate_bps, uint64_t late, double seconds, uint32_t len)
 
 	assert_int_equal(lsw_sched_init(&s, 8, SOCKET_ID_ANY), 0);
 	c.quantum[0] = LSW_DWRR_QUANTUM;
-	/* The depth lsw gives (control/inflight.c): two frames and 10 us at the rate. */
+	/* The depth lsw gives (control/config/inflight.c): two frames and 10 us at the rate. */
 	c.burst_bytes = (uint64_t)2 * (len + 24) + rate_bps / 8 * 10 / 1000000;
 	lsw_shaper_refill(&s, &c, HZ, now);
 	s.tokens = 0; /* start empty: measure the steady rate, not the first burst */

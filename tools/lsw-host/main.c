@@ -98,7 +98,7 @@ is_pci(const char *devargs)
 }
 
 /* A net_memif buffer that holds the largest frame: chained over 2 KB buffers, some frames
- * arrived split (control/inflight.c). lsw chooses the same way. */
+ * arrived split (control/config/inflight.c). lsw chooses the same way. */
 static unsigned int
 memif_bsize(const struct lsw_host_conf *c)
 {

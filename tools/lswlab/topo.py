@@ -182,7 +182,7 @@ class Fabric:
         # shared 2-CPU machine takes to stop once paused, about a millisecond (64 KB at
         # 500 Mb/s). With 0 a preempted host overflows the headroom now and then. At 1 Gb/s
         # (in the table) this is not used: the ring counted twice covers a late worker
-        # (control/inflight.c).
+        # (control/config/inflight.c).
         cfg["LSW"]["buffer"] = {"peer_response_time": "64KB"}
         if lossless:
             cfg["PORT_QOS_MAP"] = {names: {"pfc_enable": "3"}}
