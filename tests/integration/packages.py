@@ -43,6 +43,7 @@ COMMANDS = {
     "ip": "iproute2",
     "llvm-cov": "llvm",
     "make": "make",
+    "nm": "binutils",
     "ovs-appctl": "openvswitch-common",
     "ovs-ofctl": "openvswitch-common",
     "ovs-vsctl": "openvswitch-switch",
