@@ -125,6 +125,25 @@ def settle(watch, wd, limit_ms):
             return
 
 
+def state(lab, ring):
+    """Each ring port's PFC state, queue 3 and PG 3 occupancy, and watchdog state: what
+    the report shows where the cycle was not broken."""
+    out = {}
+    for s, sw in lab.switches.items():
+        pfc = sw.rpc("pfc.stats")["ports"]
+        q = sw.rpc("queue.stats")["ports"]
+        pg = sw.rpc("pg.stats")["ports"]
+        wd = sw.rpc("pfcwd.stats")["ports"]
+        for port in pfc:
+            out["%s:%s" % (s, port)] = {
+                "rx_paused": pfc[port]["priorities"]["3"]["rx_paused"],
+                "tx_pausing": pfc[port]["priorities"]["3"]["tx_pausing"],
+                "queue3_bytes": q[port]["3"]["CURR_OCCUPANCY_BYTES"],
+                "pg3_bytes": pg[port]["3"]["CURR_OCCUPANCY_BYTES"],
+                "wd": wd.get(port, {}).get("queues", {}).get("3", {}).get("PFC_WD_STATUS")}
+    return out
+
+
 def wd_counts(lab, cw):
     out = {}
     for s, sw in lab.switches.items():
@@ -184,6 +203,7 @@ def t7_4_deadlock(ctx):
                                                               p["action"])})
         settle(watch, wd, p["settle_ms"])
         rows2 = [(t - t_on, r) for t, r in watch.stop()]
+        state2 = state(lab, ring)
         t_off = time.time()
         mid = wd_counts(lab, cw)
         # Phase 3: the traffic again, the watchdog on from its start.
@@ -199,9 +219,11 @@ def t7_4_deadlock(ctx):
     # Phase 1: when the cycle closed, and that it still stood after the senders stopped.
     st1 = stuck(rows1)
     closed = next((rows1[a][0] for a, b in runs_of(st1) if b == len(st1) - 1), None)
-    standing = bool(rows_hold) and all(stuck([rows1[-1]] + rows_hold)[1:])
+    # Standing: not a byte sent on a ring port while held, every one paused at the end.
     moved = {s: rows_hold[-1][1][s]["tx"] - rows1[-1][1][s]["tx"] for s in RING} \
         if rows_hold else {}
+    standing = bool(rows_hold) and not any(moved.values()) and \
+        all(rows_hold[-1][1][s]["paused"] for s in RING)
     ctx.kpi("deadlock formed after", None if closed is None else round(closed * 1000),
             "ms from the traffic's start", kpi.DUT, phase=1)
     ctx.kpi("deadlock standing after the senders stopped", round(p["hold_ms"]) if standing
@@ -252,7 +274,9 @@ def t7_4_deadlock(ctx):
     broken = bool(rows2) and not any(rows2[-1][1][s]["paused"] or rows2[-1][1][s]["stormed"]
                                      for s in RING)
     ctx.check("7.4 deadlock: broken (no ring queue paused or stormed at the end)",
-              "broken", "broken" if broken else "standing", broken)
+              "broken", "broken" if broken else "standing: %s" % {
+                  k: v for k, v in state2.items() if any(x not in (0, False, None, "operational")
+                                                         for x in v.values())}, broken)
     rest = [r[3] for r in rows if r[3] is not None]
     ctx.check("7.4 deadlock: restored within [R, R + poll] of the pause's end (+ sampling)",
               "%d-%d ms" % (wd["restore_ms"] - slack, wd["restore_ms"] + wd["poll_ms"] + slack),
