@@ -155,7 +155,6 @@ lsw_snapshot_build(struct lsw_switch *sw)
 		struct lsw_port_dp *p = &d->port[i];
 		p->port_id = sw->port[i].port_id;
 		p->admin_up = pc->admin_up;
-		p->link_down = sw->port[i].link_down;
 		if (!pc->admin_up || sw->port[i].link_down)
 			d->ecmp_down |= 1u << i;
 		p->suspended = sw->suspended[i];

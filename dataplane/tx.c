@@ -263,10 +263,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 	struct rte_mbuf *pkts[LSW_BURST], *m;
 	uint16_t n = 0;
 
-	/* A link that went down (a peer gone) drops what waits for it, as a port taken down
-	 * does: kept, those packets would hold their ingress PGs above XON and pause the
-	 * ports they came from for ever (a PFC deadlock no cycle is needed for). */
-	if (unlikely(!conf->port[port].admin_up || conf->port[port].link_down)) {
+	if (unlikely(!conf->port[port].admin_up)) {
 		lsw_egress_drop_all(w, conf, port, LSW_DROP_L3_EGRESS_LINK_DOWN);
 		/* A port that is down sends no PFC frame either, and the peer's pause ends with
 		 * the link (its timer runs out at the latest): an XON or XOFF left pending here

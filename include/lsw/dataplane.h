@@ -34,7 +34,6 @@ struct lsw_port_dp {
 	uint16_t port_id;   /* DPDK ethdev id */
 	uint16_t owner;     /* index of the worker that runs this port's rx and tx */
 	uint8_t admin_up;
-	uint8_t link_down;  /* the link is down (control's poll): its queues are dropped */
 	uint8_t suspended;  /* being reconfigured: no rx or tx burst, queues are kept */
 	uint8_t n_addr;
 	uint16_t mtu;       /* IP MTU */
