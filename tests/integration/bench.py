@@ -22,6 +22,7 @@ SECTIONS = ["1 DUT identification", "2 Topology", "3 DUT configuration",
             "4 Host configuration", "5 Results", "6 Anomalies and deviations",
             "7 Repeatability", "8 Comparability"]
 POINTS = {"tester", "DUT-reported", "endpoint"}
+PARTIAL = ["7.4d"]
 
 
 def bench(*args):
@@ -59,6 +60,12 @@ def test_bench():
     assert r.returncode == 0 and doc["pass"], r.stdout + r.stderr
     ran = {t["id"] for t in doc["tests"]}
     assert ran >= {"5.1", "5.3", "7.1", "7.2", "7.3", "8.2", "8.3"}, ran
+    print(r.stdout)
+    # [P] tests that nothing else covers: 7.4's deadlock cycle on a ring of three lsw.
+    out = os.path.join(tmp, "partial")
+    r = bench("run", ",".join(PARTIAL), "--scale", "quick", "--out", out)
+    doc = check_report(out)
+    assert r.returncode == 0 and doc["pass"], r.stdout + r.stderr
     print(r.stdout)
     # PFC off in 7.2: the lossless class drops, and the report says so.
     bad = os.path.join(tmp, "pfc-off")

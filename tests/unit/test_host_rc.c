@@ -500,6 +500,29 @@ ring_two(void **state)
 	w_free(&w);
 }
 
+/* With a compute phase (bench §10.1) each iteration first sends nothing for compute_us,
+ * then runs its steps: the JCT counts both, and the hosts are idle meanwhile. */
+static void
+ring_compute(void **state)
+{
+	struct wire w;
+	char cfg[2048];
+
+	(void)state;
+	two_hosts(cfg, sizeof(cfg), "", "",
+		  "[{\"type\": \"ring_allreduce\", \"hosts\": [\"a\", \"b\"], \"size\": \"1MB\","
+		  " \"iterations\": 3, \"compute_us\": 2000}]", false);
+	w_init(&w, cfg, NULL, 1000);
+	w_run(&w, 1900000ull);
+	assert_int_equal(w.e.msgs_posted, 0);
+	w_run(&w, 1000 * MS);
+	assert_int_equal(w.e.coll[0].iter, 3);
+	assert_int_equal(w.e.msgs_done, 2 * 2 * 3);
+	for (int i = 0; i < 3; i++)
+		assert_true(w.e.coll[0].jct_ns[i] > 2800000 && w.e.coll[0].jct_ns[i] < 3200000);
+	w_free(&w);
+}
+
 /* A router drops what has TTL 1: the fault option sends the first transmission of one PSN
  * that way, and go-back-N recovers it. */
 static bool
@@ -597,6 +620,7 @@ main(void)
 		cmocka_unit_test(ecn_cnp),
 		cmocka_unit_test(workloads),
 		cmocka_unit_test(ring_two),
+		cmocka_unit_test(ring_compute),
 		cmocka_unit_test(ttl_one),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(emulator_stalls),

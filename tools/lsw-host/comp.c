@@ -177,10 +177,7 @@ coll_msg_done(struct lsw_hosts *e, int32_t id, uint64_t now)
 	}
 	c->jct_ns[c->iter++] = now - c->start_ns;
 	c->running = false;
-	if (c->iter < c->iterations) {
-		c->step = 0;
-		c->start_ns = now;
-		c->running = true;
-		lsw_host_coll_step_start(e, c, now);
-	}
+	c->step = 0;
+	/* The next iteration computes first (nothing on the wire), then its steps start. */
+	c->start_at = now + c->compute_ns;
 }

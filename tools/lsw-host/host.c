@@ -127,11 +127,14 @@ lsw_hosts_poll(struct lsw_hosts *e, uint64_t now)
 	}
 	for (uint32_t i = 0; i < e->n_coll; i++) {
 		struct lsw_coll *c = &e->coll[i];
-		if (!c->running && c->iter == 0 && c->step == 0 && due(c->start_at, now)) {
+		if (c->running || c->iter >= c->iterations)
+			continue;
+		if (due(c->start_at, now)) {
 			c->running = true;
-			c->start_ns = now;
+			/* An iteration's JCT counts its compute phase (bench §10.1). */
+			c->start_ns = now - c->compute_ns;
 			lsw_host_coll_step_start(e, c, now);
-		} else if (!c->running && c->iter == 0 && c->step == 0) {
+		} else {
 			next = earlier(next, c->start_at);
 		}
 	}

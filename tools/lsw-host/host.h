@@ -253,6 +253,7 @@ struct lsw_coll {
 	uint32_t n, steps, step, done_in_step, iterations, iter;
 	uint32_t chunk;
 	uint64_t start_at, start_ns, *jct_ns;
+	uint64_t compute_ns;      /* each iteration's compute phase before its steps (10.1) */
 	bool running;
 };
 

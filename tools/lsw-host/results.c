@@ -189,10 +189,10 @@ lsw_host_results(const struct lsw_hosts *e, const struct lsw_host_run_state *st)
 					      json_string(e->host[e->qp[c->qps[k]].src].c.name));
 		for (uint32_t k = 0; k < c->iter; k++)
 			json_array_append_new(jct, json_real((double)c->jct_ns[k] / 1000));
-		json_array_append_new(colls, json_pack("{s:s, s:o, s:I, s:I, s:I, s:o}",
+		json_array_append_new(colls, json_pack("{s:s, s:o, s:I, s:I, s:I, s:f, s:o}",
 			"type", "ring_allreduce", "hosts", hs, "chunk_bytes", (json_int_t)c->chunk,
 			"steps", (json_int_t)c->steps, "iterations_done", (json_int_t)c->iter,
-			"jct_us", jct));
+			"compute_us", (double)c->compute_ns / 1000, "jct_us", jct));
 	}
 	for (uint32_t i = 0; i < e->n_samples; i++) {
 		const struct lsw_sample *s = &e->sample[i];

@@ -285,13 +285,13 @@ wl_permutation(struct wl *w)
 }
 
 static const char *const ring_names[] = {"type", "hosts", "size", "iterations", "start_us",
-					 NULL};
+					 "compute_us", NULL};
 
 static void
 wl_ring(struct wl *w)
 {
 	uint16_t h[LSW_HOST_MAX];
-	uint64_t size, iters, start;
+	uint64_t size, iters, start, compute;
 	struct lsw_hosts *e = w->e;
 	char p[LSW_PATH_LEN];
 	int n;
@@ -300,7 +300,8 @@ wl_ring(struct wl *w)
 		return;
 	n = get_hosts(w, "hosts", 2, h);
 	if (n < 0 || !get_size(w, &size) || !get_u64(w, "iterations", 1, 100000, 1, &iters) ||
-	    !get_u64(w, "start_us", 0, 3600000000ull, 0, &start))
+	    !get_u64(w, "start_us", 0, 3600000000ull, 0, &start) ||
+	    !get_u64(w, "compute_us", 0, 3600000000ull, 0, &compute))
 		return;
 	lsw_path_key(p, w->path, "hosts");
 	for (int i = 0; i < n; i++)
@@ -319,7 +320,8 @@ wl_ring(struct wl *w)
 	c->steps = 2 * (c->n - 1);
 	c->chunk = (uint32_t)(size / c->n);
 	c->iterations = (uint32_t)iters;
-	c->start_at = start * 1000;
+	c->compute_ns = compute * 1000;
+	c->start_at = start * 1000 + c->compute_ns; /* the first steps after the first compute */
 	c->qps = calloc(c->n, sizeof(*c->qps));
 	c->jct_ns = calloc(c->iterations, sizeof(*c->jct_ns));
 	if (c->qps == NULL || c->jct_ns == NULL)

@@ -47,8 +47,12 @@ TESTS = [
      "why": "needs UET CC at the NICs"},
     {"id": "6.5a", "section": "6.5(a)", "tag": N, "title": "Link-level retry (LLR)",
      "why": "needs a PHY with injected bit errors and LLR"},
-    {"id": "6.5b", "section": "6.5(b)", "tag": E, "title": "Packet trimming",
-     "why": "lsw's trimming and its lab land with the trimming branch"},
+    {"id": "6.5b", "section": "6.5(b)", "tag": E, "title": "Packet trimming, drop vs trim",
+     "why": "lsw trims (SWITCH_TRIMMING) and lsw-host's RoCE hosts NACK each trim: "
+            "lsw-lab's trimming scenario's 2:1 bottleneck, software emulated",
+     "run": "trim:t6_5b",
+     "params": {"speed": 250, "mtu": 4096, "size": "1MB", "repetitions": 3},
+     "quick": {"size": "512KB", "repetitions": 1}},
     {"id": "6.5c", "section": "6.5(c)", "tag": P, "title": "CBFC vs PFC at N = 32",
      "why": "lsw has PFC but no credit-based flow control"},
     {"id": "6.6", "section": "6.6", "tag": N, "title": "UET collectives",
@@ -81,11 +85,20 @@ TESTS = [
                 "cc": {"algorithm": "dcqcn", "profile": "paper", "model_speed": "40G"}},
      "quick": {"m": [2], "senders": 4, "t0_us": 300000, "after_us": 1000000}},
     {"id": "7.4", "section": "7.4", "tag": P, "title": "PFC storm: watchdog",
-     "why": "a storming NIC (lsw-host) against lsw's PFC watchdog; the cyclic-dependency "
-            "deadlock on a fabric is not implemented",
+     "why": "a storming NIC (lsw-host) against lsw's PFC watchdog; the deadlock is 7.4d",
      "run": "congestion:t7_4",
      "params": {"action": "drop", "storm_ms": 1000},
      "quick": {"storm_ms": 600}},
+    {"id": "7.4d", "section": "7.4", "tag": P,
+     "title": "PFC deadlock: a cycle on a ring, the watchdog",
+     "why": "a cyclic buffer dependency on a ring of three lsw processes (routes two hops "
+            "clockwise), formed by PFC and broken by the watchdog; seconds, not 300 s",
+     "run": "deadlock:t7_4_deadlock",
+     "params": {"speed": 1000, "mtu": 4096, "traffic_ms": 1000, "hold_ms": 500,
+                "watchdog_traffic_ms": 2000, "rto_us": 20000, "action": "drop",
+                "watchdog": {"detect_ms": 200, "restore_ms": 200, "poll_ms": 200},
+                "settle_ms": 5000, "sampling_slack_ms": 40},
+     "quick": {"traffic_ms": 500, "hold_ms": 300, "watchdog_traffic_ms": 1000}},
     {"id": "8.1", "section": "8.1", "tag": P, "title": "ECMP with QP scaling, 5-tuple vs +DestQP",
      "why": "one leaf's uplinks to two spines (not 8-64 leaves); lsw-host gives each QP its "
             "own UDP source port",
@@ -129,13 +142,30 @@ TESTS = [
      "why": "9.1-9.3 with --fabric leaf-spine --compare ecmp_mode=hash,flowlet_random,"
             "packet_random", "within": "9.1-9.3"},
     {"id": "10.1", "section": "10.1", "tag": E, "title": "JCT ratio with compute phases",
-     "why": "lsw-host has no compute-sleep iterations between collectives yet"},
+     "why": "lsw-host's ring AllReduce with a compute phase (compute_us) before each "
+            "iteration; JCT against the sequential roofline",
+     "run": "collectives:t10_1", "fabrics": ("star", "leaf-spine"),
+     "params": {"speed": 1000, "mtu": 4096, "n": [4, 8], "sizes": ["2560KB", "10MB"],
+                "compute_ms": [10, 50, 100, 500], "iterations": 10,
+                "cc": {"algorithm": "none"}},
+     "quick": {"n": [4], "sizes": ["2560KB"], "compute_ms": [10, 50], "iterations": 3}},
     {"id": "10.2", "section": "10.2", "tag": N, "title": "MLPerf training",
      "why": "needs accelerators and MLPerf"},
     {"id": "10.3", "section": "10.3", "tag": P, "title": "Multi-job interference",
-     "why": "two jobs' collectives on shared spines"},
+     "why": "two ring AllReduce jobs across the same two spines, alone and together; the "
+            "spine overlap is ECMP's, not set to 0/25/50/75 %",
+     "run": "collectives:t10_3",
+     "params": {"speed": 500, "mtu": 4096, "hosts_per_job": 4, "size": "2MB",
+                "iterations": 5, "repetitions": 5, "cc": {"algorithm": "none"}},
+     "quick": {"size": "1MB", "iterations": 3, "repetitions": 3}},
     {"id": "11.1", "section": "11.1", "tag": P, "title": "Scale (N from 64 up)",
-     "why": "at most 64 emulated hosts on two CPUs; BGP re-convergence N/A"},
+     "why": "a ring AllReduce at N = 4-16 (one lsw-host process emulates every NIC, not 64 "
+            "and up): JCT ratio, BusBW, PFC, drops, each lsw's CPU and memory; BGP "
+            "re-convergence N/A (no routing protocol)",
+     "run": "scale:t11_1", "fabrics": ("leaf-spine", "star"),
+     "params": {"speed": 500, "mtu": 4096, "n": [4, 8, 16], "size": "2MB",
+                "iterations": 5, "fabric": "leaf-spine", "cc": {"algorithm": "none"}},
+     "quick": {"n": [4, 8], "size": "1MB", "iterations": 2}},
     {"id": "11.2", "section": "11.2", "tag": E, "title": "Link failure during AllReduce",
      "why": "port.set admin down on a spine uplink at both ends, the routes withdrawn by "
             "config.set (lsw runs no routing protocol: the delay is a parameter)",
@@ -144,7 +174,9 @@ TESTS = [
                 "route_ms": 20, "rto_us": 20000},
      "quick": {"size": "2MB", "iterations": 6, "fail_ms": 100}},
     {"id": "11.3", "section": "11.3", "tag": P, "title": "Failure with ns precision",
-     "why": "software timestamps are microseconds"},
+     "why": "11.2's run reports the zero-impact criterion (failure-iteration JCT <= the "
+            "steady-state P99 JCT); software timestamps are microseconds, not ns",
+     "within": "11.2"},
     {"id": "12.1", "section": "12.1", "tag": E, "title": "Soak (and 12.2 memory slope)",
      "why": "AllReduce and AllToAll alternating at 80 % load, 24 h scaled to minutes; each "
             "lsw's RSS and counters sampled",

@@ -203,6 +203,18 @@ def pfc_counters(lab):
     return out
 
 
+def pfc_frames(tls, a, b, prio=3):
+    """{(switch, port): [(t_s, quanta)]}: the PFC frames of @prio each switch sent in
+    [@a, @b] (Unix ns), from the timelines @tls ({switch: lswtimeline})."""
+    frames = {}
+    for s, t in tls.items():
+        for r in t.of_kind("pfc_tx"):
+            if a <= r[0] <= b and r[3] == prio:
+                frames.setdefault((s, t.port_name(r[2])), []).append(
+                    (r[0] / 1e9, t.values(r)["quanta"]))
+    return frames
+
+
 def t7_2(ctx):
     p = ctx.p
     speed, ns = p["speed"], p["n"]
@@ -254,12 +266,7 @@ def t7_2(ctx):
     for n, res, drops, ctr in runs:
         a, b = window(res)
         dur = (b - a) / 1e9
-        frames = {}
-        for s, t in tls.items():
-            for r in t.of_kind("pfc_tx"):
-                if a <= r[0] <= b and r[3] == 3:
-                    frames.setdefault((s, t.port_name(r[2])), []).append(
-                        (r[0] / 1e9, t.values(r)["quanta"]))
+        frames = pfc_frames(tls, a, b)
         first = min((f[0][0] for f in frames.values() if any(q for _, q in f)), default=None)
         for key in sorted(hop, key=lambda k: (hop[k][0], k)):
             fr = frames.get(key, [])

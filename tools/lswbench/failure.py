@@ -104,6 +104,10 @@ def t11_2(ctx):
     ctx.kpi("LB redistribution time (a surviving uplink's bytes grow)", None if moved is None
             else round(moved, 1), "ms", kpi.DUT, **lbl)
     ctx.kpi("retransmitted packets", rtx, "packets", kpi.TESTER, **lbl)
+    # The withdrawal as it happened: the sampler thread sends it, and on a busy machine it
+    # can come later than route_ms; a QP's retries (retry_cnt x rto_us) must outlast it.
+    ctx.kpi("routes withdrawn after the cut (measured)", None if state["routed"] is None
+            else round((state["routed"] - state["failed"]) * 1000, 1), "ms", kpi.DUT, **lbl)
     if k is not None and steady:
         ctx.kpi("failure iteration JCT", round(jct[k], 2), "ms", kpi.ENDPOINT, **lbl)
         ctx.kpi("steady-state JCT median", round(statistics.median(steady), 2), "ms",
