@@ -250,18 +250,14 @@ finish(struct lsw_switch *sw, struct lsw_capture_sess *s, uint8_t end)
 int
 lsw_capture_stop(struct lsw_switch *sw, struct lsw_capture_sess *s, uint8_t end)
 {
-	struct lsw_snapshot *conf;
-
 	if (s->state != LSW_CAPTURE_RUNNING)
 		return 0;
 	/* Out of the next snapshot; its slot and file stay until it is finished. */
 	s->stopping = true;
-	conf = lsw_snapshot_build(sw);
-	if (conf == NULL) {
+	if (lsw_snapshot_refresh(sw) != 0) { /* returns once no worker can copy for it */
 		s->stopping = false;
 		return -1;
 	}
-	lsw_snapshot_publish(sw, conf); /* returns once no worker can copy for it */
 	drain(sw);
 	finish(sw, s, end);
 	return 0;
@@ -387,8 +383,7 @@ lsw_capture_start(struct lsw_switch *sw, const struct lsw_capture_req *r,
 	*s = n;
 	s->missed_base = lsw_capture_missed(sw, s); /* what the slot's counters hold already */
 	sw->capture->slot[slot] = s;
-	struct lsw_snapshot *conf = lsw_snapshot_build(sw);
-	if (conf == NULL) {
+	if (lsw_snapshot_refresh(sw) != 0) {
 		sw->capture->slot[slot] = NULL;
 		*s = (struct lsw_capture_sess){.state = LSW_CAPTURE_FREE};
 		lsw_pcapng_close(n.out, err, sizeof(err));
@@ -396,7 +391,6 @@ lsw_capture_start(struct lsw_switch *sw, const struct lsw_capture_req *r,
 		lsw_rpc_nomem(e);
 		goto fail;
 	}
-	lsw_snapshot_publish(sw, conf);
 	LSW_LOG(INFO, "capture %u on %s (%s%s%s) to %s", s->id, sw->cfg->port[s->port].name,
 		lsw_capture_dir_names[r->dir], s->filter ? ", " : "", s->filter ? s->filter : "",
 		s->file);

@@ -175,10 +175,8 @@ fib_rollback(struct lsw_switch *sw, const struct lsw_config *n)
 	if (!restored)
 		LSW_LOG(ERR, "FIB: the running routes could not all be restored (see route.list); "
 			"restart lsw to be sure");
-	struct lsw_snapshot *conf = lsw_snapshot_build(sw);
-	if (conf == NULL)
+	if (lsw_snapshot_refresh(sw) != 0)
 		return;
-	lsw_snapshot_publish(sw, conf);
 	/* A failed restore may leave routes on what it let go of: keep it all allocated. */
 	if (restored)
 		fib_reclaim(sw);
@@ -216,7 +214,7 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 	 * fails whole or not at all; it is put back if what follows fails. Its old table
 	 * catches up after the snapshot's grace period (fib6ctl.c): one grace period a
 	 * change. */
-	struct lsw_snapshot *conf = NULL;
+	bool published = false;
 	if (lsw_fib6ctl_update_begin(sw->fib6c, n, lsw_now_ns()) != 0) {
 		for (uint16_t i = 0; i < n->n_ports; i++)
 			sw->port[i].speed = speed[i];
@@ -225,9 +223,9 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 	int rc = lsw_fibctl_update(sw->fibc, o, n, lsw_now_ns());
 	if (rc == 0) {
 		sw->cfg = n;
-		conf = lsw_snapshot_build(sw);
+		published = lsw_snapshot_refresh(sw) == 0; /* returns after a grace period */
 	}
-	if (conf == NULL) {
+	if (!published) {
 		sw->cfg = o;
 		for (uint16_t i = 0; i < n->n_ports; i++)
 			sw->port[i].speed = speed[i];
@@ -237,7 +235,6 @@ lsw_config_apply(struct lsw_switch *sw, struct lsw_config *n)
 			LSW_LOG(ERR, "FIB6: the running routes could not be restored");
 		return -1;
 	}
-	lsw_snapshot_publish(sw, conf); /* returns after a grace period */
 	lsw_fib6ctl_update_end(sw->fib6c, n);
 	fib_reclaim(sw);
 	if (strcmp(o->g.log_level, n->g.log_level) != 0)

@@ -202,10 +202,8 @@ setup(struct lsw_switch *sw)
 		LSW_LOG(ERR, "cannot create rings: %s", rte_strerror(rte_errno));
 		return -1;
 	}
-	struct lsw_snapshot *conf = lsw_snapshot_build(sw);
-	if (conf == NULL)
+	if (lsw_snapshot_refresh(sw) != 0)
 		return -1;
-	lsw_snapshot_publish(sw, conf);
 	struct lsw_rpc_limits lim = {
 		.max_conns = c->g.rpc_max_conns, .max_request = c->g.rpc_max_request,
 		.timeout_ms = c->g.rpc_timeout_ms, .idle_timeout_ms = c->g.rpc_idle_timeout_ms,

@@ -210,11 +210,8 @@ lsw_pfcwd_poll(struct lsw_switch *sw, uint64_t now_tsc)
 		}
 	}
 	sw->wd_brs_active = wd->big_red_switch;
-	if (n_changes + n_ended) {
-		struct lsw_snapshot *conf = lsw_snapshot_build(sw);
-		if (conf != NULL)
-			lsw_snapshot_publish(sw, conf);
-	}
+	if (n_changes + n_ended)
+		(void)lsw_snapshot_refresh(sw);
 	if (n_ended) {
 		free(v); /* what the workers counted until they stopped acting on it */
 		if ((v = lsw_stats_buffer(sw, true)) == NULL)

@@ -221,11 +221,8 @@ lsw_ports_poll_link(struct lsw_switch *sw, uint64_t now_ns)
 			changed = true;
 		}
 	}
-	if (changed) {
-		struct lsw_snapshot *conf = lsw_snapshot_build(sw);
-		if (conf != NULL)
-			lsw_snapshot_publish(sw, conf);
-	}
+	if (changed)
+		(void)lsw_snapshot_refresh(sw);
 }
 
 /*
@@ -240,7 +237,6 @@ lsw_port_set_mtu(struct lsw_switch *sw, uint16_t port, uint16_t mtu)
 {
 	struct lsw_port_conf *pc = &sw->cfg->port[port];
 	uint16_t id = sw->port[port].port_id, old = pc->mtu;
-	struct lsw_snapshot *conf;
 	int rc;
 
 	if (strcmp(sw->port[port].driver, "net_tap") == 0) {
@@ -254,11 +250,10 @@ lsw_port_set_mtu(struct lsw_switch *sw, uint16_t port, uint16_t mtu)
 		}
 	} else {
 		sw->suspended[port] = true;
-		if ((conf = lsw_snapshot_build(sw)) == NULL) {
+		if (lsw_snapshot_refresh(sw) != 0) {
 			sw->suspended[port] = false;
 			return -1;
 		}
-		lsw_snapshot_publish(sw, conf);
 		rc = rte_eth_dev_stop(id);
 		if (rc == 0) {
 			/* net_null and net_pcap have no MTU of their own; net_memif's is nominal
@@ -277,8 +272,7 @@ lsw_port_set_mtu(struct lsw_switch *sw, uint16_t port, uint16_t mtu)
 		pc->mtu = mtu;
 	else
 		LSW_LOG(ERR, "%s: MTU %u -> %u: %s", pc->name, old, mtu, rte_strerror(-rc));
-	if ((conf = lsw_snapshot_build(sw)) != NULL)
-		lsw_snapshot_publish(sw, conf);
+	(void)lsw_snapshot_refresh(sw);
 	LSW_LOG(INFO, "%s: MTU %u", pc->name, pc->mtu);
 	return rc == 0 ? 0 : -1;
 }

@@ -254,6 +254,17 @@ lsw_snapshot_build(struct lsw_switch *sw)
 	return d;
 }
 
+int
+lsw_snapshot_refresh(struct lsw_switch *sw)
+{
+	struct lsw_snapshot *conf = lsw_snapshot_build(sw);
+
+	if (conf == NULL)
+		return -1;
+	lsw_snapshot_publish(sw, conf);
+	return 0;
+}
+
 void
 lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_snapshot *conf)
 {

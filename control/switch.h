@@ -157,6 +157,10 @@ void lsw_ports_poll_link(struct lsw_switch *sw, uint64_t now_ns);
 /* snapshot.c */
 struct lsw_snapshot *lsw_snapshot_build(struct lsw_switch *sw);
 void lsw_snapshot_publish(struct lsw_switch *sw, struct lsw_snapshot *conf);
+/* The one call for a part of the switch that changed (a port, the watchdog, a capture, the
+ * timeline): the snapshot built again from everything's state, and published; returns after
+ * a grace period, 0, or -1 out of memory (the workers keep the one they have). */
+int lsw_snapshot_refresh(struct lsw_switch *sw);
 
 /* stats.c: the one way the control plane reads the workers' counters. */
 /* The counters as the workers' shares add up, in a view of its own (free() it; NULL when

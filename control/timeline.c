@@ -167,17 +167,6 @@ rings_create(struct lsw_switch *sw)
 	return 0;
 }
 
-static bool
-publish(struct lsw_switch *sw)
-{
-	struct lsw_snapshot *conf = lsw_snapshot_build(sw);
-
-	if (conf == NULL)
-		return false;
-	lsw_snapshot_publish(sw, conf);
-	return true;
-}
-
 json_t *
 lsw_timeline_start(struct lsw_switch *sw, const struct lsw_timeline_req *q,
 		   struct lsw_rpc_error *e)
@@ -230,7 +219,7 @@ lsw_timeline_start(struct lsw_switch *sw, const struct lsw_timeline_req *q,
 		goto fail;
 	}
 	t->running = true;
-	if (!publish(sw)) {
+	if (lsw_snapshot_refresh(sw) != 0) {
 		t->running = false;
 		lsw_rpc_nomem(e);
 		goto fail;
@@ -255,7 +244,7 @@ lsw_timeline_stop(struct lsw_switch *sw, const char *reason)
 	t->running = false;
 	/* Workers that no longer run read no snapshot: their rings hold all they wrote. After
 	 * the publish's grace period no worker records any more. */
-	if (sw->workers_running && !publish(sw))
+	if (sw->workers_running && lsw_snapshot_refresh(sw) != 0)
 		LSW_LOG(ERR, "timeline: no memory to turn the workers' recorder off");
 	drain(sw);
 	for (uint16_t w = 0; w < sw->dp.n_workers; w++)

@@ -33,7 +33,7 @@ static void
 apply_queue_pauses(struct lsw_sched *s, const struct lsw_port_dp *p, uint64_t now)
 {
 	for (int q = 0; q < LSW_NUM_QUEUES; q++)
-		s->pause_until[q] = s->pfc.port_paused ? s->pfc.port_until : now;
+		s->pause_until[q] = s->pfc.rx_port_paused ? s->pfc.rx_port_until : now;
 	s->pfc.ignore_applied = p->wd_ignore_pause;
 	for (int prio = 0; prio < 8; prio++) {
 		int q = p->pfc_to_q[prio];
@@ -68,8 +68,8 @@ lsw_pfc_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t po
 		w->ctr->event[LSW_EV_PAUSE_RX]++;
 		if (lsw_timeline_events(conf))
 			lsw_timeline_event(w, LSW_TL_PAUSE_RX, port, LSW_TL_NONE, f.time[0], now);
-		pf->port_paused = f.time[0] != 0;
-		pf->port_until = now + lsw_pause_ticks(f.time[0], conf->sched[port].rate_bps,
+		pf->rx_port_paused = f.time[0] != 0;
+		pf->rx_port_until = now + lsw_pause_ticks(f.time[0], conf->sched[port].rate_bps,
 						       w->dp->tsc_hz);
 		apply_queue_pauses(s, p, now);
 		lsw_ecmp_publish_paused(w, port, now);
@@ -121,8 +121,8 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 	if (unlikely(pf->ignore_applied != p->wd_ignore_pause))
 		apply_queue_pauses(s, p, now);
 	/* Pauses from the peer that ran out. */
-	if (pf->port_paused && (int64_t)(now - pf->port_until) >= 0) {
-		pf->port_paused = 0;
+	if (pf->rx_port_paused && (int64_t)(now - pf->rx_port_until) >= 0) {
+		pf->rx_port_paused = 0;
 		apply_queue_pauses(s, p, now);
 	}
 	if (pf->rx_paused) {
@@ -136,37 +136,37 @@ lsw_pfc_update(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		if (ended)
 			apply_queue_pauses(s, p, now);
 	}
-	if (!(p->pfc_enable | pf->xoff_pg | pf->tx_paused))
+	if (!(p->pfc_enable | pf->tx_xoff_pg | pf->tx_paused))
 		return;
 	const uint64_t pause = lsw_pause_ticks(p->pfc_quanta, conf->sched[port].rate_bps,
 					       w->dp->tsc_hz);
 	uint8_t covered = 0;
 	for (uint8_t pg = 0; pg < 8; pg++) {
 		uint8_t prios = p->pg_prios[pg];
-		bool paused = pf->xoff_pg >> pg & 1;
+		bool paused = pf->tx_xoff_pg >> pg & 1;
 		if (prios == 0) {
-			pf->xoff_pg &= (uint8_t)~(1u << pg); /* nothing to pause for any more */
+			pf->tx_xoff_pg &= (uint8_t)~(1u << pg); /* nothing to pause for any more */
 			continue;
 		}
 		if (!paused) {
 			if (!lsw_buffer_pg_xoff(w->dp->buffer, conf->n_workers, &conf->buffer, port,
 						pg))
 				continue;
-			pf->xoff_pg |= (uint8_t)(1u << pg);
+			pf->tx_xoff_pg |= (uint8_t)(1u << pg);
 			pf->tx_xoff |= prios;
 			pf->tx_xon &= (uint8_t)~prios;
-			pf->refresh[pg] = now + pause / 2;
+			pf->tx_refresh[pg] = now + pause / 2;
 		} else if (lsw_buffer_pg_xon(w->dp->buffer, conf->n_workers, &conf->buffer, port,
 					     pg)) {
-			pf->xoff_pg &= (uint8_t)~(1u << pg);
+			pf->tx_xoff_pg &= (uint8_t)~(1u << pg);
 			pf->tx_xon |= prios;
 			pf->tx_xoff &= (uint8_t)~prios;
-		} else if ((int64_t)(now - pf->refresh[pg]) >= 0) {
+		} else if ((int64_t)(now - pf->tx_refresh[pg]) >= 0) {
 			/* Still congested: renew before the peer's timer runs out. */
 			pf->tx_xoff |= prios;
-			pf->refresh[pg] = now + pause / 2;
+			pf->tx_refresh[pg] = now + pause / 2;
 		}
-		if (pf->xoff_pg >> pg & 1)
+		if (pf->tx_xoff_pg >> pg & 1)
 			covered |= prios;
 	}
 	/* Priorities the peer is paused for that no congested PG speaks for any more (PFC

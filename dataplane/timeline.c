@@ -152,7 +152,7 @@ sample_port(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port
 	for (int k = 0; k < 4; k++)
 		r->v[k] = delta(&w->tl.port_last[port][k], c[k], fresh);
 	/* An 802.3x PAUSE stops every priority. */
-	r->v[4] = pf->port_paused ? 0xff : pf->rx_paused;
+	r->v[4] = pf->rx_port_paused ? 0xff : pf->rx_paused;
 	r->v[5] = pf->tx_paused;
 }
 

@@ -401,8 +401,8 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		 * the link (its timer runs out at the latest): an XON or XOFF left pending here
 		 * would wait for ever (the packet fuzzer found it), so none is. The port comes
 		 * back with the peer taken as not paused, and a PG still congested then sends
-		 * its XOFF at once (xoff_pg clear), not at its next refresh. */
-		s->pfc.tx_xoff = s->pfc.tx_xon = s->pfc.tx_paused = s->pfc.xoff_pg = 0;
+		 * its XOFF at once (tx_xoff_pg clear), not at its next refresh. */
+		s->pfc.tx_xoff = s->pfc.tx_xon = s->pfc.tx_paused = s->pfc.tx_xoff_pg = 0;
 		return 0;
 	}
 	if (unlikely(conf->port[port].suspended))
@@ -447,9 +447,9 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 	/* Switch-originated frames go first and are never held back by the shaper; their
 	 * bytes still count against it. An 802.3x PAUSE stops them too (it stops the MAC's
 	 * every data frame: ARP and ICMP are data frames); PFC stops only its priorities. */
-	const bool port_paused = unlikely(s->pfc.port_paused) &&
-				 (int64_t)(s->pfc.port_until - now) > 0;
-	while (unlikely(lsw_fifo_count(&s->ctl) != 0) && n < LSW_BURST && !port_paused) {
+	const bool rx_port_paused = unlikely(s->pfc.rx_port_paused) &&
+				 (int64_t)(s->pfc.rx_port_until - now) > 0;
+	while (unlikely(lsw_fifo_count(&s->ctl) != 0) && n < LSW_BURST && !rx_port_paused) {
 		m = lsw_fifo_pop(&s->ctl);
 		s->tokens -= (int64_t)((m->pkt_len + c->overhead) * bit_ticks);
 		pkts[n++] = m;
@@ -568,17 +568,17 @@ lsw_egress_wait(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t 
 	if (s->pfc.tx_xoff || s->pfc.tx_xon)
 		return 0;
 	if (lsw_fifo_count(&s->ctl) != 0) {
-		if (!s->pfc.port_paused || (int64_t)(s->pfc.port_until - now) <= 0)
+		if (!s->pfc.rx_port_paused || (int64_t)(s->pfc.rx_port_until - now) <= 0)
 			return 0;
-		best = s->pfc.port_until - now; /* 802.3x PAUSE holds them */
+		best = s->pfc.rx_port_until - now; /* 802.3x PAUSE holds them */
 	}
 	if (s->n_pend) /* the PMD was full: look again in a microsecond */
 		return w->dp->tsc_hz / 1000000;
 	/* A PG pausing its peer must refresh the XOFF before the peer's timer runs out. */
-	for (uint8_t pg = 0; s->pfc.xoff_pg >> pg; pg++)
-		if (s->pfc.xoff_pg >> pg & 1)
-			best = RTE_MIN(best, (int64_t)(s->pfc.refresh[pg] - now) > 0 ?
-					     s->pfc.refresh[pg] - now : 0);
+	for (uint8_t pg = 0; s->pfc.tx_xoff_pg >> pg; pg++)
+		if (s->pfc.tx_xoff_pg >> pg & 1)
+			best = RTE_MIN(best, (int64_t)(s->pfc.tx_refresh[pg] - now) > 0 ?
+					     s->pfc.tx_refresh[pg] - now : 0);
 	for (int q = 0; q < LSW_NUM_QUEUES; q++) {
 		struct rte_mbuf *m = lsw_fifo_peek(&s->q[q]);
 		if (m == NULL)

@@ -248,7 +248,7 @@ idle_sleep(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
 {
 	const uint64_t hz = w->dp->tsc_hz;
 	uint64_t ticks = (uint64_t)conf->idle_sleep_us * hz / 1000000;
-	uint8_t pausing = 0;
+	uint8_t tx_xoff = 0;
 	bool due = false;
 
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
@@ -261,14 +261,14 @@ idle_sleep(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
 		/* Pausing a peer: the XOFF refresh must not wait for a wake-up that may come
 		 * milliseconds late (the tail of usleep on a busy machine), or the peer's timer
 		 * runs out and it sends into full headroom. Only a short wait. */
-		pausing |= w->dp->sched[port]->pfc.xoff_pg;
+		tx_xoff |= w->dp->sched[port]->pfc.tx_xoff_pg;
 	}
 	/* A timeline's next sample is due like a frame: the worker wakes for it. */
 	if (unlikely(conf->timeline.what != 0)) {
 		due = true;
 		ticks = RTE_MIN(ticks, (int64_t)(w->tl.next - now) > 0 ? w->tl.next - now : 0);
 	}
-	if (pausing) {
+	if (tx_xoff) {
 		short_wait(w, now);
 		return;
 	}

@@ -27,12 +27,12 @@ pfc_port_json(struct lsw_switch *sw, const struct lsw_lcore_counters *sum, uint1
 #undef PFC_VALUE
 		};
 		char k[40];
-		bool paused, pausing;
+		bool rx_paused, tx_pausing;
 		/* Durations in microseconds, a pause still running counted so far. */
 		uint64_t rx = v[LSW_PFC_RX_PAUSE_DURATION_US] +
-			      lsw_pfc_rx_running(pf, n, now_tsc, &paused);
+			      lsw_pfc_rx_running(pf, n, now_tsc, &rx_paused);
 		uint64_t tx = v[LSW_PFC_TX_PAUSE_DURATION_US] +
-			      lsw_pfc_tx_running(pf, n, now_tsc, &pausing);
+			      lsw_pfc_tx_running(pf, n, now_tsc, &tx_pausing);
 		json_t *o = json_object();
 		for (int i = 0; i < LSW_PFC_CTR_MAX; i++) {
 			uint64_t x = v[i];
@@ -43,8 +43,8 @@ pfc_port_json(struct lsw_switch *sw, const struct lsw_lcore_counters *sum, uint1
 			snprintf(k, sizeof(k), "PFC_%d_%s", n, names[i]);
 			json_object_set_new(o, k, json_integer((json_int_t)x));
 		}
-		json_object_set_new(o, "rx_paused", json_boolean(paused));
-		json_object_set_new(o, "tx_pausing", json_boolean(pausing));
+		json_object_set_new(o, "rx_paused", json_boolean(rx_paused));
+		json_object_set_new(o, "tx_pausing", json_boolean(tx_pausing));
 		snprintf(k, sizeof(k), "%d", n);
 		json_object_set_new(prios, k, o);
 	}

@@ -129,16 +129,13 @@ port_set(struct lsw_switch *sw, const void *args, struct lsw_rpc_error *e)
 	const struct port_set_args *a = args;
 	const int port = a->port;
 	const unsigned int up = a->up;
-	struct lsw_snapshot *next;
 	bool was = sw->cfg->port[port].admin_up;
 	lsw_port_set_admin(sw, (uint16_t)port, up == 1);
-	next = lsw_snapshot_build(sw);
-	if (next == NULL) {
+	if (lsw_snapshot_refresh(sw) != 0) {
 		lsw_port_set_admin(sw, (uint16_t)port, was);
 		lsw_rpc_fail(e, LSW_RPC_INTERNAL_ERROR, "out of memory");
 		return NULL;
 	}
-	lsw_snapshot_publish(sw, next);
 	/* The running config document follows, so that what is reported stays true. */
 	json_t *pt = json_object_get(json_object_get(sw->cfg->doc, "PORT"),
 				     sw->cfg->port[port].name);

@@ -434,7 +434,7 @@ lsw_pfc_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t por
 	const struct lsw_port_dp *p = &conf->port[port];
 	const struct lsw_pfc_port *pf = &w->dp->sched[port]->pfc;
 
-	if (p->pfc_enable | pf->rx_paused | pf->port_paused | pf->xoff_pg | pf->tx_paused |
+	if (p->pfc_enable | pf->rx_paused | pf->rx_port_paused | pf->tx_xoff_pg | pf->tx_paused |
 	    (pf->ignore_applied ^ p->wd_ignore_pause))
 		lsw_pfc_update(w, conf, port, now);
 }

@@ -41,19 +41,21 @@ lsw_pause_ticks(uint16_t quanta, uint64_t rate_bps, uint64_t hz)
 /* A port's PFC state: its owner worker's, which alone writes it. The control plane reads
  * rx_paused, rx_until, rx_since and tx_since (pfc.stats, the watchdog): the owner stores
  * those with lsw_store_relaxed, and they read them with lsw_pfc_rx/tx_running. */
+/* One vocabulary for PFC, here and in lsw-host: rx_* is what the peer's frames do to us
+ * (it pauses us), tx_* what ours do to the peer (we pause it). */
 struct lsw_pfc_port {
 	/* The flags every loop reads, together in one cache line. */
-	uint8_t rx_paused;     /* priorities paused now (by what has been seen) */
-	uint8_t xoff_pg;       /* our PGs over their XOFF point: the peer is paused for them */
-	uint8_t tx_xoff;       /* priorities to send XOFF for in the next frame */
-	uint8_t tx_xon;        /* priorities to send XON for */
-	uint8_t tx_paused;     /* priorities whose last frame from us was an XOFF */
+	uint8_t rx_paused;      /* priorities paused now (by what has been seen) */
+	uint8_t tx_xoff_pg;     /* our PGs over their XOFF point: the peer is paused for them */
+	uint8_t tx_xoff;        /* priorities to send XOFF for in the next frame */
+	uint8_t tx_xon;         /* priorities to send XON for */
+	uint8_t tx_paused;      /* priorities whose last frame from us was an XOFF */
 	uint8_t ignore_applied; /* the watchdog's ignore-pause queues the pauses reflect */
-	uint8_t port_paused;   /* an 802.3x PAUSE stops the whole port until port_until */
-	uint64_t port_until;
+	uint8_t rx_port_paused; /* an 802.3x PAUSE stops the whole port until rx_port_until */
+	uint64_t rx_port_until;
 	uint64_t rx_until[8];  /* priority paused by the peer until this tsc */
 	uint64_t rx_since[8];  /* when that pause started; 0 = not paused */
-	uint64_t refresh[8];   /* per PG: when the XOFF is sent again */
+	uint64_t tx_refresh[8]; /* per PG: when the XOFF is sent again */
 	uint64_t tx_since[8];  /* per priority: when we started pausing the peer; 0 = not */
 };
 

@@ -533,11 +533,11 @@ not_drained(void)
 		const struct lsw_sched *s = sw->dp.sched[p];
 		const char *w = t_tx_count(ts, p) ? "frames to send" :
 				s->n_pend ? "frames refused" :
-				s->pfc.xoff_pg ? "pausing the peer" :
+				s->pfc.tx_xoff_pg ? "pausing the peer" :
 				s->pfc.tx_xoff ? "XOFF to send" :
 				s->pfc.tx_xon ? "XON to send" :
 				s->pfc.rx_paused ? "paused by the peer" :
-				s->pfc.port_paused ? "paused (802.3x)" :
+				s->pfc.rx_port_paused ? "paused (802.3x)" :
 				c->port[p].wd_drop || c->port[p].wd_ignore_pause ?
 				"a storm in force" : NULL;
 		if (w != NULL) {

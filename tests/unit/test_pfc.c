@@ -187,7 +187,7 @@ test_pause_8023x(void **state)
 	assert_int_equal(t->sw.dp.ctr[0].port[3].pfc.rx_pkts[0], 0); /* not a PFC frame */
 	/* It runs out by itself; a PAUSE of time 0 resumes at once. */
 	lsw_pfc_poll(&t->w, t->conf, 3, until);
-	assert_int_equal(sched(t, 3)->pfc.port_paused, 0);
+	assert_int_equal(sched(t, 3)->pfc.rx_port_paused, 0);
 	t_rx(t, 3, buf, 60, until + 10);
 	assert_int_equal(sched(t, 3)->pause_until[5], until + 10 + 5242);
 	/* Frames the switch makes (ARP, ICMP) wait too: 802.3x stops every data frame. */
@@ -238,7 +238,7 @@ to_xoff(struct t_switch *t, uint64_t now)
 	ip->type_of_service = 3 << 2;
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	for (int sent = 0; !(sched(t, 0)->pfc.xoff_pg >> 3 & 1); sent++) {
+	for (int sent = 0; !(sched(t, 0)->pfc.tx_xoff_pg >> 3 & 1); sent++) {
 		assert_true(sent < 100);
 		t_rx(t, 0, buf, len, now);
 		lsw_pfc_poll(&t->w, t->conf, 0, now);
@@ -328,7 +328,7 @@ test_admin_down_drops_pfc(void **state)
 	t->conf->port[0].admin_up = 0;
 	lsw_egress_run(&t->w, t->conf, 0, 1000);
 	const struct lsw_pfc_port *pf = &sched(t, 0)->pfc;
-	assert_int_equal(pf->tx_xoff | pf->tx_xon | pf->tx_paused | pf->xoff_pg, 0);
+	assert_int_equal(pf->tx_xoff | pf->tx_xon | pf->tx_paused | pf->tx_xoff_pg, 0);
 	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 1000));
 	/* Still down and still congested: whatever the poll wants to send is dropped again. */
 	lsw_pfc_poll(&t->w, t->conf, 0, 2000);
@@ -347,7 +347,7 @@ test_admin_down_drops_pfc(void **state)
 		rte_pktmbuf_free(t_tx_take(t, 1));
 	lsw_pfc_poll(&t->w, t->conf, 0, 5000);
 	lsw_egress_run(&t->w, t->conf, 0, 5000);
-	assert_int_equal(pf->tx_xoff | pf->tx_xon | pf->xoff_pg, 0);
+	assert_int_equal(pf->tx_xoff | pf->tx_xon | pf->tx_xoff_pg, 0);
 	t->conf->port[0].admin_up = 1;
 	lsw_pfc_poll(&t->w, t->conf, 0, 6000);
 	assert_null(lsw_pfc_take_frame(&t->w, t->conf, 0, 6000));
@@ -421,7 +421,7 @@ test_lossy_isolation(void **state)
 		uint64_t now = 1000 + i;
 		t_rx(t, 0, buf, len, now);
 		/* The lossless sender stops while it is paused (the pause never ends here). */
-		if (!(sched(t, 0)->pfc.xoff_pg >> 3 & 1)) {
+		if (!(sched(t, 0)->pfc.tx_xoff_pg >> 3 & 1)) {
 			t_rx(t, 0, lossless, llen, now);
 			sent++;
 		}
@@ -492,7 +492,7 @@ test_memif_peer_headroom(void **state)
 	assert_true(prof >= 0);
 	const uint64_t xoff = c->qos.profile[prof].xoff;
 	/* Up to the frame that crosses XOFF, one frame a burst. */
-	for (int sent = 0; !(sched(t, 0)->pfc.xoff_pg >> 3 & 1); sent++) {
+	for (int sent = 0; !(sched(t, 0)->pfc.tx_xoff_pg >> 3 & 1); sent++) {
 		assert_true(sent < 1000);
 		t_rx(t, 0, big, len, now);
 		lsw_pfc_poll(&t->w, t->conf, 0, now);

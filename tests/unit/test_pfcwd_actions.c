@@ -173,7 +173,8 @@ check_action(const char *action)
 		assert_int_equal(tx_drops, held + 50);
 		assert_int_equal(t_drops(t, E4, LSW_DROP_PFC_WD_RX_DROP), rx_drops + 10);
 		assert_int_equal(pg3_occupancy(t, E4), 0);
-		assert_int_equal(t->sw.dp.sched[E4]->pfc.xoff_pg, 0); /* nothing paused upstream */
+		/* nothing paused upstream */
+		assert_int_equal(t->sw.dp.sched[E4]->pfc.tx_xoff_pg, 0);
 	} else if (strcmp(action, "forward") == 0) {
 		assert_int_equal(t->conf->port[E4].wd_drop, 0);
 		assert_int_equal(t->conf->port[E4].wd_ignore_pause, 1 << 3);
@@ -184,7 +185,7 @@ check_action(const char *action)
 			from_peer(&x);
 		lsw_pfc_poll(&t->w, t->conf, E4, x.now);
 		assert_true(pg3_occupancy(t, E4) > 16 * 1024);
-		assert_int_equal(t->sw.dp.sched[E4]->pfc.xoff_pg |
+		assert_int_equal(t->sw.dp.sched[E4]->pfc.tx_xoff_pg |
 				 t->sw.dp.sched[E4]->pfc.tx_xoff, 0);
 	} else {
 		assert_int_equal(t->conf->port[E4].wd_drop | t->conf->port[E4].wd_ignore_pause, 0);

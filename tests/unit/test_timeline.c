@@ -127,7 +127,7 @@ test_contents(void **state)
 	lsw_timeline_poll(&t->w, t->conf, now);
 	/* Until PG 3 of Ethernet0 is past its XOFF point, Ethernet4 not drained. */
 	unsigned int in = 0;
-	while (!(t->sw.dp.sched[0]->pfc.xoff_pg >> 3 & 1)) {
+	while (!(t->sw.dp.sched[0]->pfc.tx_xoff_pg >> 3 & 1)) {
 		assert_true(in < 100);
 		t_rx(t, 0, buf, len, now);
 		lsw_pfc_poll(&t->w, t->conf, 0, now);

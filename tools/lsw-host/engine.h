@@ -62,8 +62,8 @@ msg_end(const struct lsw_msg *m)
 static inline bool
 paused(const struct lsw_host *h, int prio, uint64_t now)
 {
-	return !due(h->port_paused_until, now) ||
-	       (h->paused_since[prio] != 0 && !due(h->paused_until[prio], now));
+	return !due(h->rx_port_until, now) ||
+	       (h->rx_since[prio] != 0 && !due(h->rx_until[prio], now));
 }
 void lsw_host_pause_expire(struct lsw_host *h, uint64_t now);
 /* A MAC control frame's body (PAUSE or PFC) received by @h. */

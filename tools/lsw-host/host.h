@@ -201,14 +201,14 @@ struct lsw_host {
 	uint8_t echo[1514];       /* the request as received, turned into the reply */
 	uint64_t link_next;       /* frame.c: the link is free from this time on */
 	/* PFC received (pause.c): priority paused until; 802.3x pauses everything. */
-	uint64_t paused_until[8], paused_since[8];
-	uint64_t port_paused_until;
+	uint64_t rx_until[8], rx_since[8];
+	uint64_t rx_port_until;
 	/* PFC sent: the slow receiver (pause.c; recv.c fills rxbuf, xmit.c sends the frames
-	 * and clears the _due flags, sets pause_refresh), and the storm (host.c arms it,
+	 * and clears the _due flags, sets tx_refresh), and the storm (host.c arms it,
 	 * xmit.c moves storm_next). */
 	uint64_t rxbuf, rxbuf_at;
-	bool pausing;
-	uint64_t pause_refresh, pausing_since;
+	bool tx_paused;           /* we pause the peer now (tx_*: we pause; rx_*: we are paused) */
+	uint64_t tx_refresh, tx_since;
 	bool pfc_xoff_due, pfc_xon_due;
 	uint64_t storm_from, storm_until, storm_next; /* absolute; until 0: for ever */
 	/* ACK/NAK and CNP frames waiting: QP indices, each at most once per kind. host.c makes

@@ -14,9 +14,9 @@ void
 lsw_host_pause_expire(struct lsw_host *h, uint64_t now)
 {
 	for (int p = 0; p < 8; p++)
-		if (h->paused_since[p] != 0 && due(h->paused_until[p], now)) {
-			h->ps.rx_pause_ns[p] += h->paused_until[p] - h->paused_since[p];
-			h->paused_since[p] = 0;
+		if (h->rx_since[p] != 0 && due(h->rx_until[p], now)) {
+			h->ps.rx_pause_ns[p] += h->rx_until[p] - h->rx_since[p];
+			h->rx_since[p] = 0;
 		}
 }
 
@@ -31,7 +31,7 @@ lsw_host_pfc_rx(struct lsw_host *h, const uint8_t *body, uint32_t len, uint64_t 
 		return;
 	}
 	if (f.opcode == LSW_MACCTL_PAUSE) {
-		h->port_paused_until = now + ns_at((uint64_t)f.time[0] * 64,
+		h->rx_port_until = now + ns_at((uint64_t)f.time[0] * 64,
 						   (double)h->c.speed_bps);
 		return;
 	}
@@ -40,16 +40,16 @@ lsw_host_pfc_rx(struct lsw_host *h, const uint8_t *body, uint32_t len, uint64_t 
 			continue;
 		h->ps.rx_pause[p]++;
 		if (f.time[p] == 0) {
-			if (h->paused_since[p] != 0 && !due(h->paused_until[p], now))
-				h->paused_until[p] = now;
+			if (h->rx_since[p] != 0 && !due(h->rx_until[p], now))
+				h->rx_until[p] = now;
 			lsw_host_pause_expire(h, now);
 			continue;
 		}
 		lsw_host_pause_expire(h, now);
-		if (h->paused_since[p] == 0)
-			h->paused_since[p] = now;
+		if (h->rx_since[p] == 0)
+			h->rx_since[p] = now;
 		/* A quantum is 512 bit times: 64 bytes at the link's speed. */
-		h->paused_until[p] = now + ns_at((uint64_t)f.time[p] * 64, (double)h->c.speed_bps);
+		h->rx_until[p] = now + ns_at((uint64_t)f.time[p] * 64, (double)h->c.speed_bps);
 	}
 }
 
@@ -64,15 +64,15 @@ lsw_host_rxbuf_drain(struct lsw_host *h, uint64_t now)
 		h->rxbuf = gone >= h->rxbuf ? 0 : h->rxbuf - gone;
 		h->rxbuf_at = now;
 	}
-	if (!h->pausing && h->rxbuf > h->c.rx_xoff) {
-		h->pausing = true;
-		h->pausing_since = now;
+	if (!h->tx_paused && h->rxbuf > h->c.rx_xoff) {
+		h->tx_paused = true;
+		h->tx_since = now;
 		h->pfc_xoff_due = true;
-	} else if (h->pausing && h->rxbuf <= h->c.rx_xon) {
-		h->pausing = false;
+	} else if (h->tx_paused && h->rxbuf <= h->c.rx_xon) {
+		h->tx_paused = false;
 		h->pfc_xon_due = true;
-		h->ps.tx_pause_ns[h->c.prio_data] += now - h->pausing_since;
-	} else if (h->pausing && due(h->pause_refresh, now)) {
+		h->ps.tx_pause_ns[h->c.prio_data] += now - h->tx_since;
+	} else if (h->tx_paused && due(h->tx_refresh, now)) {
 		h->pfc_xoff_due = true;
 	}
 }

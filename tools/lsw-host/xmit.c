@@ -20,7 +20,7 @@ lsw_host_tx_one(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		if (!lsw_host_send_pfc(e, h, h->c.prio_data, h->c.pause_quanta, now))
 			return false;
 		h->pfc_xoff_due = false;
-		h->pause_refresh = now + lsw_host_half_pause_ns(h, h->c.pause_quanta);
+		h->tx_refresh = now + lsw_host_half_pause_ns(h, h->c.pause_quanta);
 		return true;
 	}
 	if (h->pfc_xon_due) {
@@ -37,7 +37,7 @@ lsw_host_tx_one(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		return true;
 	}
 	/* ARP is not on a priority: an 802.3x PAUSE holds it, PFC does not. */
-	if (h->echo_len && due(h->port_paused_until, now)) {
+	if (h->echo_len && due(h->rx_port_until, now)) {
 		uint8_t *f = e->io.tx_frame(e->io.ctx, h, RTE_MAX(h->echo_len, (uint16_t)60));
 		if (f == NULL)
 			return false;
@@ -48,7 +48,7 @@ lsw_host_tx_one(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 		h->echo_len = 0;
 		return true;
 	}
-	if (h->arp_reply_due && due(h->port_paused_until, now)) {
+	if (h->arp_reply_due && due(h->rx_port_until, now)) {
 		if (!lsw_host_send_arp(e, h, true, now))
 			return false;
 		h->arp_reply_due = false;
@@ -57,7 +57,7 @@ lsw_host_tx_one(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 	/* At start every host asks for its gateway, also when its MAC is static: the switch
 	 * learns the host from the request (as from a Linux host's) before traffic comes. */
 	if ((!h->gw_resolved || !h->arp_announced) && due(h->arp_next, now) &&
-	    due(h->port_paused_until, now)) {
+	    due(h->rx_port_until, now)) {
 		if (!lsw_host_send_arp(e, h, false, now))
 			return false;
 		h->arp_announced = true;
@@ -109,19 +109,19 @@ lsw_host_next(struct lsw_hosts *e, struct lsw_host *h, uint64_t now)
 	bool want = false;
 
 	for (int p = 0; p < 8; p++)
-		if (h->paused_since[p] != 0)
-			next = earlier(next, h->paused_until[p]);
-	if (!due(h->port_paused_until, now))
-		next = earlier(next, h->port_paused_until);
+		if (h->rx_since[p] != 0)
+			next = earlier(next, h->rx_until[p]);
+	if (!due(h->rx_port_until, now))
+		next = earlier(next, h->rx_port_until);
 	/* Frames ready now, unless their priority is paused (its end is counted above). */
 	if (h->pfc_xoff_due || h->pfc_xon_due ||
-	    ((h->arp_reply_due || h->echo_len) && due(h->port_paused_until, now)) ||
+	    ((h->arp_reply_due || h->echo_len) && due(h->rx_port_until, now)) ||
 	    (h->gw_resolved && (h->ack_head != h->ack_tail || h->tnak_head != h->tnak_tail) &&
 	     !paused(h, h->c.prio_ack, now)) ||
 	    (h->gw_resolved && h->cnp_head != h->cnp_tail && !paused(h, h->c.prio_cnp, now)))
 		want = true;
-	if (h->c.rx_buffer && h->pausing) {
-		next = earlier(next, h->pause_refresh);
+	if (h->c.rx_buffer && h->tx_paused) {
+		next = earlier(next, h->tx_refresh);
 		/* When the buffer will have drained to XON. */
 		uint64_t left = h->rxbuf > h->c.rx_xon ? h->rxbuf - h->c.rx_xon : 0;
 		next = earlier(next, now + ns_at(left, (double)h->c.rx_drain_bps) + 1);
