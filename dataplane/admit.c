@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A worker's admission step: the packets a burst routed (ipv4.c, ipv6.c collect them) go to
+ * A worker's admission step: the packets a burst routed (ipv4.c, ipv6.c, nexthop.c) go to
  * the MMU (dataplane/buffer.c) in runs, and then to their queue, another worker's handoff,
  * the trim path or a drop counter. The MMU itself decides and accounts, and calls nothing
  * of the worker's.
@@ -84,4 +84,38 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 			}
 		}
 	}
+}
+
+/* The PFC watchdog's drop action: nothing for a stormed queue, nothing from the stormed
+ * port's priority, and before admission so no PG fills (no pause upstream). Out of line:
+ * it is rare, and kept out of lsw_admit_enqueue that stays small enough to inline. */
+__rte_noinline bool
+lsw_wd_dropped(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbuf *m)
+{
+	const struct lsw_pkt_meta *meta = lsw_meta(m);
+	uint8_t out = meta->out_port, in = meta->in_port;
+	uint8_t in_q = conf->buffer.tc_q[in][meta->tc];
+
+	if (conf->port[out].wd_drop >> meta->queue & 1) {
+		w->buffer->ctr.wd_tx_drops[out][meta->queue]++;
+		lsw_count_drop(w, out, LSW_DROP_PFC_WD_TX_DROP, m);
+		return true;
+	}
+	if (conf->port[in].wd_drop >> in_q & 1) {
+		w->buffer->ctr.wd_rx_drops[in][in_q]++;
+		lsw_count_drop(w, in, LSW_DROP_PFC_WD_RX_DROP, m);
+		return true;
+	}
+	return false;
+}
+
+void
+lsw_l3_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
+	      struct rte_mbuf *m)
+{
+	struct lsw_pkt_meta *meta = lsw_meta(m);
+
+	meta->out_port = (uint8_t)out;
+	meta->queue = conf->buffer.tc_q[out][meta->tc];
+	lsw_admit_enqueue(w, conf, meta->in_port, &conf->port[out], out, m);
 }

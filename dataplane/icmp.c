@@ -7,8 +7,8 @@
 #define ICMP_ERR_MAX_QUOTE 548 /* RFC 1812 4.3.2.3: the error stays within 576 bytes */
 
 /* Data starts at the Ethernet header; drop a VLAN tag so replies go out untagged. */
-static struct rte_ether_hdr *
-untag(struct rte_mbuf *m, const struct lsw_pkt_info *pi)
+struct rte_ether_hdr *
+lsw_icmp_untag(struct rte_mbuf *m, const struct lsw_pkt_info *pi)
 {
 	if (pi->flags & LSW_PF_VLAN) {
 		struct rte_ether_hdr eth = *rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
@@ -54,7 +54,7 @@ lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 
 	/* Back to the neighbor it came from, the switch's own return path. */
-	struct rte_ether_hdr *eth = untag(m, pi);
+	struct rte_ether_hdr *eth = lsw_icmp_untag(m, pi);
 	eth->dst_addr = eth->src_addr;
 	eth->src_addr = port->mac;
 	return LSW_DROP_NONE;

@@ -22,20 +22,6 @@ lsw_icmp6_sum(const struct rte_ipv6_hdr *ip, const void *l4, uint32_t len)
 	return (uint16_t)sum;
 }
 
-/* Data starts at the Ethernet header; drop a VLAN tag so replies go out untagged. */
-static struct rte_ether_hdr *
-untag(struct rte_mbuf *m, const struct lsw_pkt_info *pi)
-{
-	if (pi->flags & LSW_PF_VLAN) {
-		struct rte_ether_hdr eth = *rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		struct rte_ether_hdr *n = (struct rte_ether_hdr *)rte_pktmbuf_adj(m, 4);
-		n->dst_addr = eth.dst_addr;
-		n->src_addr = eth.src_addr;
-		return n;
-	}
-	return rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-}
-
 /* Set the checksum of the @len-byte ICMPv6 message at @icmp under @ip. */
 static void
 icmp6_csum_set(const struct rte_ipv6_hdr *ip, uint8_t *icmp, uint32_t len)
@@ -66,7 +52,7 @@ lsw_icmp6_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
 	ip->hop_limits = 64;
 	icmp[0] = ICMP6_ECHO_REPLY;
 	icmp6_csum_set(ip, icmp, len);
-	struct rte_ether_hdr *eth = untag(m, pi);
+	struct rte_ether_hdr *eth = lsw_icmp_untag(m, pi);
 	eth->dst_addr = eth->src_addr;
 	eth->src_addr = port->mac;
 	/* Bytes after the IPv6 packet go (Ethernet padding). */

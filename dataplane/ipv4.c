@@ -88,59 +88,6 @@ local_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_p
 	lsw_tx_ctl(w, conf, in_port, m);
 }
 
-/* The PFC watchdog's drop action: nothing for a stormed queue, nothing from the stormed
- * port's priority, and before admission so no PG fills (no pause upstream). Out of line:
- * it is rare, and kept out of the hot function it stays small enough to inline. */
-static __rte_noinline bool
-wd_dropped(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbuf *m)
-{
-	const struct lsw_pkt_meta *meta = lsw_meta(m);
-	uint8_t out = meta->out_port, in = meta->in_port;
-	uint8_t in_q = conf->buffer.tc_q[in][meta->tc];
-
-	if (conf->port[out].wd_drop >> meta->queue & 1) {
-		w->buffer->ctr.wd_tx_drops[out][meta->queue]++;
-		lsw_count_drop(w, out, LSW_DROP_PFC_WD_TX_DROP, m);
-		return true;
-	}
-	if (conf->port[in].wd_drop >> in_q & 1) {
-		w->buffer->ctr.wd_rx_drops[in][in_q]++;
-		lsw_count_drop(w, in, LSW_DROP_PFC_WD_RX_DROP, m);
-		return true;
-	}
-	return false;
-}
-
-/* Queue a routed packet whose meta is complete (out_port and queue too) for admission to
- * @out's queue. Admission runs per burst (lsw_admit_flush), so that packets of one class
- * share the work. Inlined into the forwarding path, which knows the ports' state. */
-static __rte_always_inline void
-ipv4_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in,
-	     const struct lsw_port_dp *op, uint16_t out, struct rte_mbuf *m)
-{
-	if (unlikely(op->wd_drop | conf->port[in].wd_drop) && wd_dropped(w, conf, m))
-		return;
-	if (unlikely(conf->direct)) { /* lsw_tx_enqueue's choice, without its call */
-		lsw_tx_stage(w, conf, out, m);
-		return;
-	}
-	w->adm[w->n_adm++] = m;
-	if (w->n_adm == LSW_BURST)
-		lsw_admit_flush(w, conf);
-}
-
-/* The same for a packet whose meta has in_port, tc and pg (one released by ARP). */
-void
-lsw_ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
-		struct rte_mbuf *m)
-{
-	struct lsw_pkt_meta *meta = lsw_meta(m);
-
-	meta->out_port = (uint8_t)out;
-	meta->queue = conf->buffer.tc_q[out][meta->tc];
-	ipv4_enqueue(w, conf, meta->in_port, &conf->port[out], out, m);
-}
-
 /* The traffic class: from DSCP (or 802.1p where the port maps it); RoCEv2 CNPs ride
  * LSW.global.cnp_tc unless it says "dscp". */
 static __rte_always_inline uint8_t
@@ -190,7 +137,7 @@ ecmp_pick(struct lsw_worker *w, const struct lsw_snapshot *conf, uint32_t gid,
 /*
  * The IPv4 path in three stages, as l3fwd's: check, route, forward. Each is always inlined
  * into lsw_ipv4_input, so that the code is what one function gave; what is rare stays out
- * of line (local_input, wd_dropped, lsw_icmp_error, lsw_neigh_hold, lsw_ecmp_select).
+ * of line (local_input, lsw_wd_dropped, lsw_icmp_error, lsw_nexthop_hold, lsw_ecmp_select).
  */
 
 /* Check: RoCEv2 counted, martian addresses and a unicast destination in a multicast frame
@@ -301,13 +248,13 @@ ipv4_forward(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_
 	lsw_ipv4_ttl_dec(ip);
 	if (likely(nx->mac & LSW_NH_MAC_VALID)) {
 		lsw_l2_routed(m, nx->mac, op, tc, pi->flags & LSW_PF_VLAN, LSW_ETHERTYPE_IPV4);
-		ipv4_enqueue(w, conf, in_port, op, out, m);
+		lsw_admit_enqueue(w, conf, in_port, op, out, m);
 		return LSW_DROP_NONE;
 	}
 	/* Held untagged: the header is written when the neighbor resolves. */
 	if (pi->flags & LSW_PF_VLAN)
 		rte_pktmbuf_adj(m, 4);
-	lsw_neigh_hold(w, conf, in_port, out, nx->nh_ip, m, now);
+	lsw_nexthop_hold(w, conf, in_port, out, &(struct lsw_nh_addr){.ip = nx->nh_ip}, m, now);
 	return LSW_DROP_NONE;
 }
 
@@ -454,6 +401,6 @@ lsw_ipv4_fast(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - tlen));
 	lsw_ipv4_ttl_dec(ip);
 	lsw_l2_routed(m, mac, op, tc, false, LSW_ETHERTYPE_IPV4);
-	ipv4_enqueue(w, conf, in_port, op, out, m);
+	lsw_admit_enqueue(w, conf, in_port, op, out, m);
 	return true;
 }

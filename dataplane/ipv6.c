@@ -222,13 +222,14 @@ ipv6_forward(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_
 	ip->hop_limits--;
 	if (likely(nx->mac & LSW_NH_MAC_VALID)) {
 		lsw_l2_routed(m, nx->mac, op, tc, pi->flags & LSW_PF_VLAN, LSW_ETHERTYPE_IPV6);
-		lsw_ipv4_output(w, conf, out, m);
+		lsw_l3_output(w, conf, out, m);
 		return LSW_DROP_NONE;
 	}
 	if (pi->flags & LSW_PF_VLAN)
 		rte_pktmbuf_adj(m, 4);
-	/* The hold copies the address: @nx->nh_ip may point into @m, whose headers stay. */
-	lsw_ndp_hold(w, conf, in_port, out, nx->nh_ip, nx->nh, m, now);
+	struct lsw_nh_addr a = {.v6 = 1, .nh = nx->nh};
+	memcpy(a.ip6, nx->nh_ip, 16); /* @nx->nh_ip may point into @m's header */
+	lsw_nexthop_hold(w, conf, in_port, out, &a, m, now);
 	return LSW_DROP_NONE;
 }
 

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv6 neighbor discovery on the worker (RFC 4861), in the shape of ARP's (neigh.c): answer
+ * IPv6 neighbor discovery on the worker (RFC 4861), in the shape of ARP's (arp.c): answer
  * solicitations for the port's addresses (global and link-local), pass what solicitations
- * and advertisements teach to the control plane (which owns the neighbor table), hold
- * packets while a next hop is solicited (solicited-node multicast), retrying every
- * arp_retry_ms and giving up after arp_tries; announce the addresses of ports that have
- * IPv6 addresses with unsolicited advertisements when they appear. ICMPv6 echo to the
- * switch is answered here.
+ * and advertisements teach to the control plane (which owns the neighbor table), solicit a
+ * next hop (solicited-node multicast) while packets wait for it (nexthop.c); announce the
+ * addresses of ports that have IPv6 addresses with unsolicited advertisements when they
+ * appear. ICMPv6 echo to the switch is answered here.
  */
 #include <rte_ip.h>
 #include "lsw/dataplane.h"
@@ -19,39 +18,6 @@
 #define ND_NA_SOLICIT  0x40
 #define ND_NA_OVERRIDE 0x20
 #define ND_LEN         (RTE_ETHER_HDR_LEN + 40 + 24 + 8) /* NS or NA with one MAC option */
-
-bool
-lsw_port_has_addr6(const struct lsw_port_dp *p, const uint8_t *ip)
-{
-	if (lsw_ip6_eq(p->ll6, ip))
-		return true;
-	for (unsigned int i = 0; i < p->n_addr6; i++)
-		if (lsw_ip6_eq(p->addr6[i], ip))
-			return true;
-	return false;
-}
-
-static bool
-port_on_link6(const struct lsw_port_dp *p, const uint8_t *ip)
-{
-	if (lsw_ip6_is_ll(ip))
-		return true;
-	for (unsigned int i = 0; i < p->n_addr6; i++)
-		if (lsw_ip6_match(p->addr6[i], ip, p->plen6[i]))
-			return true;
-	return false;
-}
-
-const uint8_t *
-lsw_port_src_addr6(const struct lsw_port_dp *p, const uint8_t *dst)
-{
-	if (lsw_ip6_is_ll(dst) || p->n_addr6 == 0)
-		return p->ll6;
-	for (unsigned int i = 0; i < p->n_addr6; i++)
-		if (lsw_ip6_match(p->addr6[i], dst, p->plen6[i]))
-			return p->addr6[i];
-	return p->addr6[0];
-}
 
 static void
 learn6(struct lsw_worker *w, uint16_t port, const uint8_t *ip, const uint8_t *mac,
@@ -212,7 +178,7 @@ ns_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port
 	w->ctr->event[LSW_EV_NDP_NS_RX]++;
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	uint64_t dmac;
-	if (slla != NULL && port_on_link6(p, ip->src_addr))
+	if (slla != NULL && lsw_port_on_link6(p, ip->src_addr))
 		learn6(w, in_port, ip->src_addr, slla, 0);
 	static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
 	const uint8_t *dst = dad ? all_nodes : ip->src_addr;
@@ -254,7 +220,7 @@ na_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port
 	w->ctr->event[LSW_EV_NDP_NA_RX]++;
 	if (tlla == NULL)
 		tlla = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->src_addr.addr_bytes;
-	if (port_on_link6(p, target) && !lsw_port_has_addr6(p, target))
+	if (lsw_port_on_link6(p, target) && !lsw_port_has_addr6(p, target))
 		learn6(w, in_port, target, tlla,
 		       (icmp[4] & ND_NA_SOLICIT) ? 0 : LSW_NEIGH_MSG_UPDATE_ONLY);
 	rte_pktmbuf_free(m);
@@ -304,100 +270,4 @@ lsw_ndp_local(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in
 	}
 drop:
 	lsw_count_drop(w, in_port, d, m);
-}
-
-__rte_noinline void
-lsw_ndp_hold(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
-	     uint16_t port, const uint8_t *ip, uint32_t nh, struct rte_mbuf *m, uint64_t now)
-{
-	struct lsw_hold6_slot *s, *free_slot = NULL;
-
-	for (s = w->hold6; s < w->hold6 + LSW_HOLD_SLOTS; s++) {
-		if (s->used && s->port == port && lsw_ip6_eq(s->ip, ip))
-			break;
-		if (!s->used && free_slot == NULL)
-			free_slot = s;
-	}
-	if (s == w->hold6 + LSW_HOLD_SLOTS) {
-		s = free_slot;
-		if (s == NULL) {
-			lsw_count_drop(w, in_port, LSW_DROP_NEIGH_HOLD_OVERFLOW, m);
-			return;
-		}
-		*s = (struct lsw_hold6_slot){.port = port, .used = 1, .tries = 1,
-			.nh = (uint16_t)RTE_MIN(nh, (uint32_t)LSW_MAX_NH6),
-			.next_ns = now + (uint64_t)conf->arp_retry_ms * w->dp->tsc_hz / 1000};
-		memcpy(s->ip, ip, 16);
-		w->n_held6++;
-		lsw_ndp_solicit(w, conf, port, ip);
-	}
-	if (s->n == LSW_HOLD_PKTS) {
-		lsw_count_drop(w, in_port, LSW_DROP_NEIGH_HOLD_OVERFLOW, m);
-		return;
-	}
-	s->in_port[s->n] = (uint8_t)in_port;
-	s->pkt[s->n++] = m;
-	w->ctr->event[LSW_EV_NEIGH_HELD]++;
-}
-
-static void
-slot6_release(struct lsw_worker *w, struct lsw_hold6_slot *s)
-{
-	s->used = 0;
-	s->n = 0;
-	w->n_held6--;
-}
-
-/* Called each loop while packets are held: send those whose next hop resolved, solicit
- * again for the others, and drop after arp_tries solicitations went unanswered. */
-void
-lsw_ndp_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now)
-{
-	bool released = false;
-
-	for (struct lsw_hold6_slot *s = w->hold6; s < w->hold6 + LSW_HOLD_SLOTS; s++) {
-		if (!s->used)
-			continue;
-		const struct lsw_port_dp *p = &conf->port[s->port];
-		uint64_t mac = lsw_fib6_neigh_mac(w->dp->fib6, s->ip, s->port, s->nh);
-		if (mac & LSW_NH_MAC_VALID) {
-			for (unsigned int i = 0; i < s->n; i++) {
-				if (!p->admin_up) {
-					lsw_count_drop(w, s->port, LSW_DROP_L3_EGRESS_LINK_DOWN,
-						       s->pkt[i]);
-					continue;
-				}
-				lsw_l2_routed(s->pkt[i], mac, p, lsw_meta(s->pkt[i])->tc, false,
-					      LSW_ETHERTYPE_IPV6);
-				w->ctr->event[LSW_EV_NEIGH_RELEASED]++;
-				lsw_ipv4_output(w, conf, s->port, s->pkt[i]);
-				released = true;
-			}
-			slot6_release(w, s);
-		} else if ((int64_t)(now - s->next_ns) >= 0) {
-			if (s->tries >= conf->arp_tries) {
-				for (unsigned int i = 0; i < s->n; i++)
-					lsw_count_drop(w, s->in_port[i],
-						       LSW_DROP_UNRESOLVED_NEXT_HOP, s->pkt[i]);
-				slot6_release(w, s);
-				continue;
-			}
-			s->tries++;
-			s->next_ns = now + (uint64_t)conf->arp_retry_ms * w->dp->tsc_hz / 1000;
-			lsw_ndp_solicit(w, conf, s->port, s->ip);
-		}
-	}
-	if (released)
-		lsw_admit_flush(w, conf);
-}
-
-void
-lsw_ndp_drop_held(struct lsw_worker *w)
-{
-	for (struct lsw_hold6_slot *s = w->hold6; s < w->hold6 + LSW_HOLD_SLOTS; s++) {
-		for (unsigned int i = 0; i < s->n; i++)
-			lsw_count_drop(w, s->in_port[i], LSW_DROP_SHUTDOWN, s->pkt[i]);
-		if (s->used)
-			slot6_release(w, s);
-	}
 }

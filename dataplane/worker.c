@@ -143,8 +143,7 @@ lsw_worker_drop_all(struct lsw_worker *w, const struct lsw_snapshot *conf)
 	w->ho_full = w->ho_staged = 0;
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++)
 		lsw_egress_drop_all(w, conf, conf->owned[w->idx][i], LSW_DROP_SHUTDOWN);
-	lsw_neigh_drop_held(w);
-	lsw_ndp_drop_held(w);
+	lsw_nexthop_drop_held(w);
 }
 
 bool
@@ -180,9 +179,7 @@ lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_
 	uint32_t work = lsw_tx_drain_handoff(w, conf);
 
 	if (unlikely(w->n_held))
-		lsw_neigh_poll(w, conf, now);
-	if (unlikely(w->n_held6))
-		lsw_ndp_poll(w, conf, now);
+		lsw_nexthop_poll(w, conf, now);
 	for (unsigned int i = 0; i < conf->n_owned[w->idx]; i++) {
 		uint16_t port = conf->owned[w->idx][i];
 		/* ABM's n_p and drain rates come from each port's owner, before its PGs'

@@ -24,17 +24,12 @@ import sys
 # Libraries and the folder their sources sit in.
 LIBS = [("dataplane/liblsw_dataplane.a", "dataplane"), ("control/liblsw_control.a", "control")]
 DEFINED = set("TDBRGSV")
-# Circles known and left for the family-generic next-hop and hold-queue layer (issue 37,
-# item 7): a held packet resumes its way out through ipv4.c/ipv6.c, which hold it in
-# neigh.c/ndp.c; ICMP errors take their source address from there. Listed whole, so that a
-# circle that grows, or a new one, fails; one that is gone must leave the list.
+# Circles known and left, each listed whole (room, files), so that one that grows, or a new
+# one, fails; one that is gone must leave the list. None today.
 # The control plane's rooms, and the rooms each may use besides itself.
 MAY_USE = {"control": {"control/config", "control/json"}, "control/config": {"control/json"},
            "control/rpc": {"control", "control/config", "control/json"}}
-KNOWN = [
-    ("dataplane", ["icmp.c", "ipv4.c", "neigh.c"]),
-    ("dataplane", ["icmp6.c", "ndp.c"]),
-]
+KNOWN = []
 
 
 def objects(path):

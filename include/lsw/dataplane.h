@@ -195,30 +195,26 @@ struct lsw_hostage {
 	struct lsw_hoent e[LSW_HANDOFF_STAGE];
 };
 
-#define LSW_HOLD_SLOTS 16
+#define LSW_HOLD_SLOTS 32 /* next hops, both families together */
 #define LSW_HOLD_PKTS  4
 
-/* Packets waiting for one next hop to be resolved by ARP (the worker's own). */
-struct lsw_hold_slot {
-	uint32_t ip;      /* next hop; 0 = free slot */
-	uint16_t port;
-	uint8_t n;
-	uint8_t tries;    /* ARP requests sent */
-	uint8_t in_port[LSW_HOLD_PKTS]; /* where each packet came in, to charge a drop */
-	uint64_t next_arp; /* tsc of the next request or of the give-up */
-	struct rte_mbuf *pkt[LSW_HOLD_PKTS];
+/* A next hop's address, either family: what the hold queue (nexthop.c) waits on. */
+struct lsw_nh_addr {
+	uint8_t v6;         /* 0: IPv4 (ip), 1: IPv6 (ip6 and nh) */
+	uint16_t nh;        /* IPv6: the route's next-hop id, LSW_MAX_NH6 when none (glean) */
+	uint32_t ip;
+	uint8_t ip6[16];
 };
 
-/* Packets waiting for an IPv6 next hop to be resolved by NDP (the worker's own). */
-struct lsw_hold6_slot {
-	uint8_t ip[16];
+/* Packets waiting for one next hop to be resolved by ARP or NDP (the worker's own). */
+struct lsw_hold_slot {
+	struct lsw_nh_addr a;
 	uint16_t port;
-	uint8_t n;        /* 0 with used 0: free */
-	uint8_t used;
-	uint8_t tries;    /* solicitations sent */
-	uint16_t nh;      /* the route's next-hop id, LSW_MAX_NH6 when none (glean) */
-	uint8_t in_port[LSW_HOLD_PKTS];
-	uint64_t next_ns; /* tsc of the next solicitation or of the give-up */
+	uint8_t used;     /* 0: a free slot */
+	uint8_t n;
+	uint8_t tries;    /* requests or solicitations sent */
+	uint8_t in_port[LSW_HOLD_PKTS]; /* where each packet came in, to charge a drop */
+	uint64_t next_try; /* tsc of the next request or of the give-up */
 	struct rte_mbuf *pkt[LSW_HOLD_PKTS];
 };
 
@@ -231,8 +227,7 @@ struct lsw_worker {
 	uint16_t idx;
 	unsigned int lcore;
 	struct lsw_lcore_counters *ctr;
-	uint16_t n_held;                 /* busy hold slots */
-	struct lsw_hold_slot hold[LSW_HOLD_SLOTS];
+	uint16_t n_held;                 /* busy hold slots (hold[], below) */
 	struct lsw_buffer_lcore *buffer;    /* this worker's share of the buffer */
 	uint16_t n_adm;                  /* routed packets waiting for admission */
 	struct rte_mbuf *adm[LSW_BURST];
@@ -243,9 +238,8 @@ struct lsw_worker {
 	uint64_t sleep_until;            /* short waits sleep, not yield, until then (TSC) */
 	bool shares_cpu;                 /* another worker runs on this CPU (set at launch) */
 	struct lsw_timeline_worker tl;   /* the recorder's interval and baselines */
-	/* IPv6, last: the fields above keep the offsets the IPv4 path had. */
-	uint16_t n_held6;                /* busy IPv6 hold slots */
-	struct lsw_hold6_slot hold6[LSW_HOLD_SLOTS];
+	/* What is rare, last: the hot fields above stay in few lines. */
+	struct lsw_hold_slot hold[LSW_HOLD_SLOTS]; /* next hops being resolved (nexthop.c) */
 	/* The addresses each port last announced (unsolicited NA): link-local, then global */
 	uint8_t na_sent[LSW_MAX_PORTS][LSW_MAX_ADDRS6 + 1][16];
 	/* Handing over to other workers' ports (tx.c): ports whose stage the ring left
@@ -320,8 +314,31 @@ bool lsw_worker_rx_gate(struct lsw_worker *w, const struct lsw_snapshot *conf);
 /* The loop's second half, after the rx bursts: handoff rings, ARP holds, then per owned
  * port PFC, ECMP quality and the egress; staged packets flushed. Returns packets moved. */
 uint32_t lsw_worker_egress(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
-/* buffer.c: admit what lsw_ipv4_output collected, in runs, and queue it. */
+/* admit.c: admit what lsw_admit_enqueue collected, in runs, and queue it. */
 void lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf);
+/* Would the PFC watchdog drop @m (its queue or its priority stormed)? Counted when so. */
+bool lsw_wd_dropped(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbuf *m);
+/* Queue a routed packet whose meta has in_port, tc and pg (one the hold queue released)
+ * for admission to @out, either family. */
+void lsw_l3_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
+		   struct rte_mbuf *m);
+
+/* nexthop.c: packets wait for their next hop's MAC, both families. */
+void lsw_nexthop_hold(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
+		      uint16_t port, const struct lsw_nh_addr *a, struct rte_mbuf *m,
+		      uint64_t now);
+void lsw_nexthop_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
+void lsw_nexthop_drop_held(struct lsw_worker *w);
+
+/* addr.c: the port's own addresses. */
+bool lsw_port_has_addr(const struct lsw_port_dp *p, uint32_t ip);
+bool lsw_port_on_link(const struct lsw_port_dp *p, uint32_t ip);
+uint32_t lsw_port_src_addr(const struct lsw_port_dp *p, uint32_t dst);
+bool lsw_port_has_addr6(const struct lsw_port_dp *p, const uint8_t *ip);
+bool lsw_port_on_link6(const struct lsw_port_dp *p, const uint8_t *ip);
+/* The port address to speak from towards @dst: global on its subnet, else the first
+ * global, else the link-local one (always: a link-local @dst gets the link-local one). */
+const uint8_t *lsw_port_src_addr6(const struct lsw_port_dp *p, const uint8_t *dst);
 
 /* RFC 1624 incremental update of a header checksum @csum (network order) for one 16-bit
  * word changed from @old to @new (host order): HC' = ~(~HC + ~m + m'). */
@@ -346,8 +363,6 @@ void lsw_ipv4_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint1
 bool lsw_ipv4_fast(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 		   const struct lsw_port_dp *p, struct rte_mbuf *m, uint64_t now);
 void lsw_ipv4_ttl_dec(struct rte_ipv4_hdr *ip);
-void lsw_ipv4_output(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t out,
-		     struct rte_mbuf *m);
 /* The CRC of the 5-tuple, before any seed; non-first fragments and other protocols hash
  * on addresses and protocol. Inline: it runs for every packet to a group. */
 static inline uint32_t
@@ -378,17 +393,9 @@ void lsw_ndp_local(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16
 		   struct rte_mbuf *m, const struct lsw_pkt_info *pi, uint64_t now);
 void lsw_ndp_solicit(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		     const uint8_t *target);
-void lsw_ndp_hold(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
-		  uint16_t port, const uint8_t *ip, uint32_t nh, struct rte_mbuf *m, uint64_t now);
-void lsw_ndp_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
-void lsw_ndp_drop_held(struct lsw_worker *w);
 /* Unsolicited NAs for the addresses of the owned ports that @conf has and the last
  * announcement had not (all of them at start); ports without an IPv6 address: none. */
 void lsw_ndp_announce(struct lsw_worker *w, const struct lsw_snapshot *conf);
-bool lsw_port_has_addr6(const struct lsw_port_dp *p, const uint8_t *ip);
-/* The port address to speak from towards @dst: global on its subnet, else the first
- * global, else the link-local one (always: a link-local @dst gets the link-local one). */
-const uint8_t *lsw_port_src_addr6(const struct lsw_port_dp *p, const uint8_t *dst);
 
 /* icmp6.c */
 /* The ICMPv6 checksum of @len bytes at @l4 (its checksum field included) with the pseudo
@@ -401,6 +408,8 @@ void lsw_icmp6_error(struct lsw_worker *w, const struct lsw_snapshot *conf, uint
 		     uint8_t code, uint32_t mtu, uint64_t now);
 
 /* icmp.c */
+/* A reply's Ethernet header, at the data's start: a VLAN tag is dropped. */
+struct rte_ether_hdr *lsw_icmp_untag(struct rte_mbuf *m, const struct lsw_pkt_info *pi);
 /* May a worker send an ICMP error at @now? Takes a token of the switch-wide bucket. */
 bool lsw_icmp_allow(struct lsw_dp *dp, const struct lsw_snapshot *conf, uint64_t now);
 enum lsw_drop lsw_icmp_echo_reply(struct rte_mbuf *m, const struct lsw_pkt_info *pi,
@@ -409,17 +418,11 @@ void lsw_icmp_error(struct lsw_worker *w, const struct lsw_snapshot *conf, uint1
 		    struct rte_mbuf *orig, const struct lsw_pkt_info *pi, uint8_t type,
 		    uint8_t code, uint16_t mtu, uint64_t now);
 
-/* neigh.c */
+/* arp.c */
 void lsw_arp_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
 		   struct rte_mbuf *m, const struct lsw_pkt_info *pi);
 void lsw_arp_request(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
 		     uint32_t ip);
-void lsw_neigh_hold(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_port,
-		    uint16_t port, uint32_t ip, struct rte_mbuf *m, uint64_t now);
-void lsw_neigh_poll(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t now);
-void lsw_neigh_drop_held(struct lsw_worker *w);
-bool lsw_port_has_addr(const struct lsw_port_dp *p, uint32_t ip);
-uint32_t lsw_port_src_addr(const struct lsw_port_dp *p, uint32_t dst);
 
 /* pfc.c */
 void lsw_pfc_input(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
@@ -573,6 +576,24 @@ lsw_tx_stage(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t por
 	w->tx_staged |= 1u << port;
 	if (b->n == LSW_BURST)
 		lsw_tx_flush(w, conf, port);
+}
+
+/* Queue a routed packet whose meta is complete (out_port and queue too) for admission to
+ * @out's queue. Admission runs per burst (lsw_admit_flush), so that packets of one class
+ * share the work. Inline: the forwarding path knows the ports' state. */
+static __rte_always_inline void
+lsw_admit_enqueue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in,
+		  const struct lsw_port_dp *op, uint16_t out, struct rte_mbuf *m)
+{
+	if (unlikely(op->wd_drop | conf->port[in].wd_drop) && lsw_wd_dropped(w, conf, m))
+		return;
+	if (unlikely(conf->direct)) { /* lsw_tx_enqueue's choice, without its call */
+		lsw_tx_stage(w, conf, out, m);
+		return;
+	}
+	w->adm[w->n_adm++] = m;
+	if (w->n_adm == LSW_BURST)
+		lsw_admit_flush(w, conf);
 }
 
 /* Send what the scheduler and shaper allow on @port now (owner only). */

@@ -526,9 +526,7 @@ not_drained(void)
 	const struct lsw_snapshot *c = conf();
 
 	if (ts->w.n_held)
-		return "packets held for ARP";
-	if (ts->w.n_held6)
-		return "packets held for NDP";
+		return "packets held for ARP or NDP";
 	for (uint16_t p = 0; p < n_ports; p++) {
 		const struct lsw_sched *s = sw->dp.sched[p];
 		const char *w = t_tx_count(ts, p) ? "frames to send" :

@@ -160,8 +160,7 @@ t_switch_free(struct t_switch *t)
 		while ((m = t_tx_take(t, p)) != NULL)
 			rte_pktmbuf_free(m);
 	}
-	lsw_neigh_drop_held(&t->w);
-	lsw_ndp_drop_held(&t->w);
+	lsw_nexthop_drop_held(&t->w);
 	lsw_capture_free(sw);
 	for (uint16_t p = 0; p < LSW_MAX_PORTS; p++) {
 		if (sw->dp.sched[p] != NULL)

@@ -532,7 +532,7 @@ test_tx_switch_frames(void **state)
 	free_file(tf);
 	unlink(fa);
 	unlink(fi);
-	lsw_neigh_drop_held(&t->w);
+	lsw_nexthop_drop_held(&t->w);
 	t_switch_free(t);
 }
 
@@ -769,7 +769,7 @@ test_filter_files(void **state)
 			unlink(path(p));
 		}
 	}
-	lsw_neigh_drop_held(&t->w);
+	lsw_nexthop_drop_held(&t->w);
 	t_switch_free(t);
 }
 

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include <rte_ip.h>
+#include <rte_arp.h>
 #include "harness.h"
 
 /*
@@ -467,7 +468,7 @@ test_ndp_resolve(void **state)
 
 	(void)state;
 	t_rx(t, P0, buf, len, 0);
-	assert_int_equal(t->w.n_held6, 1);
+	assert_int_equal(t->w.n_held, 1);
 	struct rte_mbuf *m = t_tx_take(t, P12);
 	assert_non_null(m);
 	struct rte_ipv6_hdr *ip = ip6_of(m);
@@ -482,14 +483,14 @@ test_ndp_resolve(void **state)
 	assert_int_equal(lsw_icmp6_sum(ip, icmp, 32), 0xffff);
 	rte_pktmbuf_free(m);
 	/* Retries at 100 ms, 200 ms; the third period ends it. */
-	lsw_ndp_poll(&t->w, t->conf, 99 * 1000000ull);
+	lsw_nexthop_poll(&t->w, t->conf, 99 * 1000000ull);
 	assert_int_equal(t_tx_count(t, P12), 0);
-	lsw_ndp_poll(&t->w, t->conf, 100 * 1000000ull);
-	lsw_ndp_poll(&t->w, t->conf, 200 * 1000000ull);
+	lsw_nexthop_poll(&t->w, t->conf, 100 * 1000000ull);
+	lsw_nexthop_poll(&t->w, t->conf, 200 * 1000000ull);
 	assert_int_equal(t_event(t, LSW_EV_NDP_NS_TX), 3);
-	lsw_ndp_poll(&t->w, t->conf, 300 * 1000000ull);
+	lsw_nexthop_poll(&t->w, t->conf, 300 * 1000000ull);
 	assert_int_equal(t_drops(t, P0, LSW_DROP_UNRESOLVED_NEXT_HOP), 1);
-	assert_int_equal(t->w.n_held6, 0);
+	assert_int_equal(t->w.n_held, 0);
 	drain(t);
 	/* Via a static route's unresolved next hop, answered this time. */
 	f.dst = "2001:db8:400::1";
@@ -502,7 +503,7 @@ test_ndp_resolve(void **state)
 	t_rx(t, P12, buf, len, 0);
 	assert_int_equal(t_event(t, LSW_EV_NDP_NA_RX), 1);
 	lsw_neigh_process(&t->sw);
-	lsw_ndp_poll(&t->w, t->conf, 1000);
+	lsw_nexthop_poll(&t->w, t->conf, 1000);
 	assert_int_equal(t_tx_count(t, P12), 2);
 	m = t_tx_take(t, P12);
 	assert_true(mac_is(&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr,
@@ -515,6 +516,61 @@ test_ndp_resolve(void **state)
 	t_rx(t, P12, buf, len, 0);
 	lsw_neigh_process(&t->sw);
 	assert_true(lsw_fib6ctl_nh_find(t->sw.fib6c, buf + 54 + 8, P12) < 0);
+	t_switch_free(t);
+}
+
+/* One hold queue under both families: an IPv4 and an IPv6 next hop wait on one port at
+ * once, each asked for in its own protocol, and each released alone when it resolves. */
+static void
+test_hold_both_families(void **state)
+{
+	static const char v4[] = "\"Ethernet0|10.0.0.0/31\": {}";
+	char config[sizeof(CONFIG6) + 64];
+	const char *at = strstr(CONFIG6, v4);
+	struct rte_mbuf *m;
+
+	(void)state;
+	assert_non_null(at);
+	/* CONFIG6 with an IPv4 subnet on Ethernet12 too. */
+	snprintf(config, sizeof(config), "%.*s%s, \"Ethernet12|192.168.5.1/24\": {}%s",
+		 (int)(at - CONFIG6), CONFIG6, v4, at + strlen(v4));
+	struct t_switch *t = t_switch_new(config);
+	struct t_flow f4 = {.dst = "192.168.5.20", .sport = 1, .dport = 2, .vlan = -1};
+	struct t_flow f6 = {.dst = "2001:db8:12::5", .payload = 10, .vlan = -1};
+
+	t_rx(t, P0, buf, t_build_ipv4(buf, &f4), 0);
+	t_rx(t, P0, buf, t_build_ipv6(buf, &f6), 0);
+	assert_int_equal(t->w.n_held, 2);
+	assert_int_equal(t_event(t, LSW_EV_ARP_REQUEST_TX), 1);
+	assert_int_equal(t_event(t, LSW_EV_NDP_NS_TX), 1);
+	drain(t);
+	/* The IPv6 next hop answers first: its packet alone goes. */
+	t_rx(t, P12, buf, build_na(buf, "2001:db8:12::5", "02:00:00:00:12:05", true), 0);
+	lsw_neigh_process(&t->sw);
+	lsw_nexthop_poll(&t->w, t->conf, 1000);
+	assert_int_equal(t_tx_count(t, P12), 1);
+	m = t_tx_take(t, P12);
+	assert_int_equal(rte_be_to_cpu_16(rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type),
+			 RTE_ETHER_TYPE_IPV6);
+	assert_true(mac_is(&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr,
+			   "02:00:00:00:12:05"));
+	rte_pktmbuf_free(m);
+	assert_int_equal(t->w.n_held, 1);
+	/* Then the IPv4 one, by ARP. */
+	uint16_t len = t_build_arp(buf, RTE_ARP_OP_REPLY, "02:00:00:00:05:14", "192.168.5.20",
+				   "02:00:00:00:00:01", "192.168.5.1", "02:00:00:00:00:01");
+	t_rx(t, P12, buf, len, 0);
+	lsw_neigh_process(&t->sw);
+	lsw_nexthop_poll(&t->w, t->conf, 2000);
+	assert_int_equal(t_tx_count(t, P12), 1);
+	m = t_tx_take(t, P12);
+	assert_int_equal(rte_be_to_cpu_16(rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type),
+			 RTE_ETHER_TYPE_IPV4);
+	assert_true(mac_is(&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr,
+			   "02:00:00:00:05:14"));
+	rte_pktmbuf_free(m);
+	assert_int_equal(t->w.n_held, 0);
+	assert_int_equal(t_event(t, LSW_EV_NEIGH_RELEASED), 2);
 	t_switch_free(t);
 }
 
@@ -732,6 +788,7 @@ main(void)
 		cmocka_unit_test(test_drops),
 		cmocka_unit_test(test_ndp_answer),
 		cmocka_unit_test(test_ndp_resolve),
+		cmocka_unit_test(test_hold_both_families),
 		cmocka_unit_test(test_echo_announce),
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_runtime_changes),

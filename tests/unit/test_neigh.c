@@ -142,7 +142,7 @@ test_glean_hold_release(void **state)
 		&rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr));
 	rte_pktmbuf_free(m);
 	/* Not resolved yet: nothing moves. */
-	lsw_neigh_poll(&t->w, t->conf, 200);
+	lsw_nexthop_poll(&t->w, t->conf, 200);
 	assert_int_equal(t_tx_count(t, T_PORT12), 0);
 	/* The reply comes in, the control plane learns it, the next poll sends all three. */
 	len = t_build_arp(buf, RTE_ARP_OP_REPLY, "02:00:00:00:05:14", "192.168.5.20",
@@ -150,7 +150,7 @@ test_glean_hold_release(void **state)
 	t_rx(t, T_PORT12, buf, len, 300);
 	assert_int_equal(t_event(t, LSW_EV_ARP_REPLY_RX), 1);
 	learn(t);
-	lsw_neigh_poll(&t->w, t->conf, 400);
+	lsw_nexthop_poll(&t->w, t->conf, 400);
 	assert_int_equal(t_tx_count(t, T_PORT12), 3);
 	assert_int_equal(t->w.n_held, 0);
 	struct rte_ether_addr want;
@@ -188,14 +188,14 @@ test_nexthop_timeout(void **state)
 	assert_int_equal(rte_be_to_cpu_32(rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *, 14)
 					  ->arp_data.arp_tip), t_ip("192.168.5.77"));
 	rte_pktmbuf_free(m);
-	lsw_neigh_poll(&t->w, t->conf, retry - 1);
+	lsw_nexthop_poll(&t->w, t->conf, retry - 1);
 	assert_int_equal(t_tx_count(t, T_PORT12), 0);
-	lsw_neigh_poll(&t->w, t->conf, retry);       /* second request */
+	lsw_nexthop_poll(&t->w, t->conf, retry);       /* second request */
 	assert_int_equal(t_tx_count(t, T_PORT12), 1);
-	lsw_neigh_poll(&t->w, t->conf, 2 * retry);   /* third */
+	lsw_nexthop_poll(&t->w, t->conf, 2 * retry);   /* third */
 	assert_int_equal(t_tx_count(t, T_PORT12), 2);
 	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_UNRESOLVED_NEXT_HOP), 0);
-	lsw_neigh_poll(&t->w, t->conf, 3 * retry);   /* arp_tries (3) used up */
+	lsw_nexthop_poll(&t->w, t->conf, 3 * retry);   /* arp_tries (3) used up */
 	assert_int_equal(t_tx_count(t, T_PORT12), 2);
 	assert_int_equal(t_drops(t, T_PORT0, LSW_DROP_UNRESOLVED_NEXT_HOP), 1);
 	assert_int_equal(t->w.n_held, 0);
