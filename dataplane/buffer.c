@@ -61,6 +61,255 @@ hist_count(struct lsw_buffer_lcore *mine, uint8_t tc, uint32_t len, uint32_t *la
 	(*same)++;
 }
 
+/* A run's admission: the class and the state it starts from, read once, and what it adds,
+ * written once. The helpers below are always inlined into lsw_buffer_admit_run, so that
+ * the struct lives in registers as the locals of one function did. */
+struct run {
+	uint16_t ip, op;
+	uint8_t pg, q, tc;
+	bool eg_check; /* hpcc_sim: "egress admission always passes" (CheckEgressAdmission) */
+	const struct lsw_prof_dp *pp, *qp;
+	const struct lsw_pool_dp *ipool, *epool;
+	/* Occupancy at the start: the PG's parts, its pool's shared and headroom, the
+	 * queue's parts, its pool's shared. */
+	int64_t r0, s0, h0, ips0, ph0, er0, es0, eps0;
+	int64_t pkt_room; /* packets the run may add */
+	/* ABM's n_p and drain rate: read once for the run, as the simulator takes them once
+	 * per update interval. */
+	struct lsw_abm_in in_abm, eg_abm;
+	/* What the run adds: the PG's reserved, shared, headroom; the queue's reserved and
+	 * shared; bytes admitted and refused; admission's drops by reason (WRED's come at
+	 * dequeue, tx.c). */
+	int64_t dr, ds, dh, der, des;
+	uint64_t bytes, dropped_bytes;
+	uint16_t admitted, drops[LSW_QDROP_WRED_DROP];
+	uint32_t last_len, same; /* runs of equal sizes share one histogram update */
+};
+
+static __rte_always_inline void
+run_start(struct run *r, struct lsw_buffer_lcore *const *all, uint16_t n,
+	  struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+	  const struct lsw_pkt_meta *cls)
+{
+	const uint16_t ip = cls->in_port, op = cls->out_port;
+	const uint8_t pg = cls->pg, q = cls->queue;
+
+	*r = (struct run){.ip = ip, .op = op, .pg = pg, .q = q, .tc = cls->tc,
+			  .pp = &mc->pg[ip][pg], .qp = &mc->q[op][q], .last_len = UINT32_MAX};
+	r->ipool = &mc->pool[r->pp->pool];
+	r->epool = &mc->pool[r->qp->pool];
+	r->eg_check = r->epool->policy != LSW_POLICY_HPCC_SIM;
+	r->r0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
+	r->s0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
+	r->h0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
+	r->ips0 = LSW_BUFFER_POOLWIDE(all, n, mine, pool_shared[r->pp->pool]);
+	r->ph0 = r->ipool->hdrm_shared ?
+		 LSW_BUFFER_POOLWIDE(all, n, mine, pool_hdrm[r->pp->pool]) : 0;
+	r->er0 = lsw_buffer_q_occ(all, n, op, q, 0);
+	r->es0 = lsw_buffer_q_occ(all, n, op, q, 1);
+	r->eps0 = LSW_BUFFER_POOLWIDE(all, n, mine, pool_shared[r->qp->pool]);
+	/* Lossless packets up to the mbufs' limit; lossy ones while the PG holds fewer than
+	 * the packets left below pkt_xoff (alpha 1). */
+	const int64_t held0 = LSW_BUFFER_POOLWIDE(all, n, mine, pkts_held);
+	const int64_t pgh0 = LSW_BUFFER_SUM(all, n, pg_held[ip][pg]);
+	r->pkt_room = r->pp->lossless ? (int64_t)mc->pkt_limit - held0 :
+		      ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
+	if (unlikely(mc->abm_pools)) {
+		if (r->ipool->policy == LSW_POLICY_ABM)
+			lsw_buffer_abm_in(all, n, mc, false, ip, pg, &r->in_abm);
+		if (r->epool->policy == LSW_POLICY_ABM)
+			lsw_buffer_abm_in(all, n, mc, true, op, q, &r->eg_abm);
+	}
+}
+
+/*
+ * The common case, decided for the whole run at once: none dropped. Reserved space is
+ * taken as one by one would (a packet goes there while it fits), which needs no threshold;
+ * then the shared bytes the run adds are checked once, at the run's end. Each policy's
+ * threshold only falls as shared bytes are added (complete sharing's stays level), so what
+ * fits at the end fits at every packet: the same decisions as one by one. Each packet's
+ * charge goes to res[i], whole, its parts first taken as shared; only while the PG or the
+ * queue has reserve left are they found one by one (a part is one bit, over the reserve or
+ * not). True when the whole run is admitted, its sums in @r; false leaves @r as it was,
+ * for run_one_by_one (which writes res anew).
+ */
+static __rte_always_inline bool
+run_whole(struct run *r, struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+	  const uint32_t *len, uint16_t k, uint8_t *drop, struct lsw_charge *res)
+{
+	int64_t fr = 0, fer = 0, ctot = 0;
+	uint64_t flen = 0;
+	bool one_len = true;
+
+	if (k > r->pkt_room)
+		return false;
+	for (uint16_t i = 0; i < k; i++) {
+		const uint32_t c = lsw_buffer_charge(mc, len[i]);
+		res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .len = (uint16_t)len[i],
+					     .in_port = (uint8_t)r->ip, .pg = r->pg,
+					     .in_part = LSW_PART_SHARED,
+					     .eg_part = LSW_PART_SHARED};
+		ctot += c;
+		flen += len[i];
+		one_len &= len[i] == len[0];
+	}
+	/* Reserve left: none, the common case under load, and every byte is shared (a charge
+	 * of 0 bytes, were there one, charges no part). */
+	const int64_t rin = (int64_t)r->pp->reserved - r->r0;
+	const int64_t rout = (int64_t)r->qp->reserved - r->er0;
+	if (rin > 0 || rout > 0)
+		for (uint16_t i = 0; i < k; i++) {
+			const int64_t c = res[i].bytes;
+			const bool in_sh = fr + c > rin, eg_sh = fer + c > rout;
+			fr += in_sh ? 0 : c;
+			fer += eg_sh ? 0 : c;
+			res[i].in_part = in_sh;
+			res[i].eg_part = eg_sh;
+		}
+	const int64_t fs = ctot - fr, fes = ctot - fer;
+	if (!((fs == 0 ||
+	       (r->ips0 + fs <= (int64_t)r->ipool->shared &&
+		r->s0 + fs <= (int64_t)lsw_buffer_limit(r->pp, r->ipool, r->ips0 + fs,
+							r->s0 + fs, &r->in_abm))) &&
+	      (fes == 0 || r->pp->lossless || !r->eg_check ||
+	       (r->eps0 + fes <= (int64_t)r->epool->shared &&
+		r->es0 + fes <= (int64_t)lsw_buffer_limit(r->qp, r->epool, r->eps0 + fes,
+							  r->es0 + fes, &r->eg_abm)))))
+		return false;
+	memset(drop, LSW_DROP_NONE, k);
+	if (one_len) {
+		r->last_len = RTE_MIN(len[0], (uint32_t)LSW_MAX_FRAME);
+		r->same = k;
+	} else {
+		for (uint16_t i = 0; i < k; i++)
+			hist_count(mine, r->tc, len[i], &r->last_len, &r->same);
+	}
+	r->dr = fr, r->ds = fs, r->der = fer, r->des = fes;
+	r->bytes = flen;
+	r->admitted = k;
+	return true;
+}
+
+/* Some of the run may be refused: packet by packet, each against the state the ones
+ * before it left. */
+static __rte_always_inline void
+run_one_by_one(struct run *r, struct lsw_buffer_lcore *mine, const struct lsw_buffer_dp *mc,
+	       const uint32_t *len, uint16_t k, uint8_t *drop, struct lsw_charge *res)
+{
+	const struct lsw_prof_dp *pp = r->pp, *qp = r->qp;
+	const struct lsw_pool_dp *ipool = r->ipool, *epool = r->epool;
+	uint64_t in_thr = 0, eg_thr = 0;
+	int64_t in_thr_at = -1, eg_thr_at = -1; /* pool usage the thresholds were taken at */
+
+	for (uint16_t i = 0; i < k; i++) {
+		const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
+		int in_part, eg_part;
+		enum lsw_drop d = LSW_DROP_NONE;
+
+		/* Ingress (port, PG): reserved, shared under the threshold, then headroom. */
+		if (r->admitted >= r->pkt_room) {
+			d = LSW_DROP_MBUF_LIMIT;
+			in_part = LSW_PART_RESERVED;
+		} else if (r->r0 + r->dr + c <= (int64_t)pp->reserved) {
+			in_part = LSW_PART_RESERVED;
+		} else {
+			if (in_thr_at != r->ips0 + r->ds) {
+				in_thr = lsw_buffer_limit(pp, ipool, r->ips0 + r->ds, r->s0 + r->ds,
+							  &r->in_abm);
+				in_thr_at = r->ips0 + r->ds;
+			}
+			if (r->s0 + r->ds + c <= (int64_t)in_thr &&
+			    r->ips0 + r->ds + c <= (int64_t)ipool->shared)
+				in_part = LSW_PART_SHARED;
+			else if (pp->lossless && r->h0 + r->dh + c <= (int64_t)pp->xoff &&
+				 (ipool->hdrm_shared == 0 ||
+				  r->ph0 + r->dh + c <= (int64_t)ipool->hdrm_shared))
+				in_part = LSW_PART_HEADROOM;
+			else
+				d = pp->lossless ? LSW_DROP_HEADROOM_OVERFLOW :
+						   LSW_DROP_INGRESS_PG_THRESHOLD;
+		}
+		/* Egress (port, queue); lossless traffic is never dropped here. */
+		if (r->er0 + r->der + c <= (int64_t)qp->reserved) {
+			eg_part = LSW_PART_RESERVED;
+		} else {
+			eg_part = LSW_PART_SHARED;
+			if (d == LSW_DROP_NONE && !pp->lossless && r->eg_check) {
+				if (eg_thr_at != r->eps0 + r->des) {
+					eg_thr = lsw_buffer_limit(qp, epool, r->eps0 + r->des,
+								  r->es0 + r->des, &r->eg_abm);
+					eg_thr_at = r->eps0 + r->des;
+				}
+				if (r->es0 + r->des + c > (int64_t)eg_thr ||
+				    r->eps0 + r->des + c > (int64_t)epool->shared)
+					d = LSW_DROP_EGRESS_QUEUE_THRESHOLD;
+			}
+		}
+		drop[i] = (uint8_t)d;
+		if (d != LSW_DROP_NONE) {
+			r->drops[lsw_qdrop_of(d)]++;
+			r->dropped_bytes += len[i];
+			continue;
+		}
+		res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .len = (uint16_t)len[i],
+					     .in_port = (uint8_t)r->ip, .pg = r->pg,
+					     .in_part = (uint8_t)in_part,
+					     .eg_part = (uint8_t)eg_part};
+		r->dr += in_part == LSW_PART_RESERVED ? c : 0;
+		r->ds += in_part == LSW_PART_SHARED ? c : 0;
+		r->dh += in_part == LSW_PART_HEADROOM ? c : 0;
+		r->der += eg_part == LSW_PART_RESERVED ? c : 0;
+		r->des += eg_part == LSW_PART_SHARED ? c : 0;
+		r->bytes += len[i];
+		r->admitted++;
+		hist_count(mine, r->tc, len[i], &r->last_len, &r->same);
+	}
+}
+
+/* One write per state word for the run, and what it left its PG and queue holding (for
+ * their watermarks). */
+static __rte_always_inline void
+run_commit(const struct run *r, struct lsw_buffer_lcore *mine, uint16_t k)
+{
+	const uint16_t ip = r->ip, op = r->op;
+	const uint8_t pg = r->pg, q = r->q, tc = r->tc;
+	const uint8_t ipl = r->pp->pool, epl = r->qp->pool;
+
+	hist_flush(mine, tc, r->last_len, r->same);
+	mine->use.pg_occ[ip][pg][LSW_PART_RESERVED] += r->dr;
+	mine->use.pg_occ[ip][pg][LSW_PART_SHARED] += r->ds;
+	mine->use.pg_occ[ip][pg][LSW_PART_HEADROOM] += r->dh;
+	mine->use.pool_shared[ipl] += r->ds;
+	mine->use.pool_hdrm[ipl] += r->dh;
+	mine->use.pool_used[ipl] += r->dr + r->ds + r->dh;
+	mine->use.q_occ[op][q][0] += r->der;
+	mine->use.q_occ[op][q][1] += r->des;
+	mine->use.pool_shared[epl] += r->des;
+	mine->use.pool_used[epl] += r->der + r->des;
+	mine->use.pkts_held += r->admitted;
+	mine->use.pg_held[ip][pg] += r->admitted;
+	mine->ctr.pg_pkts[ip][pg] += r->admitted;
+	mine->ctr.pg_bytes[ip][pg] += r->bytes;
+	mine->ctr.tc_bytes[tc] += r->bytes;
+	mine->ctr.tc_charged[tc] += (uint64_t)(r->dr + r->ds + r->dh);
+	if (r->admitted != k) {
+		const uint64_t in_drops = r->drops[LSW_QDROP_INGRESS_PG_THRESHOLD] +
+					  r->drops[LSW_QDROP_HEADROOM_OVERFLOW] +
+					  r->drops[LSW_QDROP_MBUF_LIMIT];
+		mine->ctr.pg_drops[ip][pg] += in_drops;
+		mine->ctr.q_drop_bytes[op][q] += r->dropped_bytes;
+		for (int j = 0; j < LSW_QDROP_WRED_DROP; j++)
+			mine->ctr.q_drop_reason[op][q][j] += r->drops[j];
+		mine->ctr.pool_drops[ipl] += in_drops;
+		mine->ctr.pool_drops[epl] += r->drops[LSW_QDROP_EGRESS_QUEUE_THRESHOLD];
+	}
+	mine->seen.run_pg[LSW_PART_RESERVED] = r->r0 + r->dr;
+	mine->seen.run_pg[LSW_PART_SHARED] = r->s0 + r->ds;
+	mine->seen.run_pg[LSW_PART_HEADROOM] = r->h0 + r->dh;
+	mine->seen.run_q[0] = r->er0 + r->der;
+	mine->seen.run_q[1] = r->es0 + r->des;
+}
+
 /*
  * Admit @k packets of @len bytes that share one (ingress port, PG), one (egress port,
  * queue) and one TC, those of @cls, in order. Each is decided against the state as it
@@ -73,207 +322,13 @@ lsw_buffer_admit_run(struct lsw_buffer_lcore *const *all, uint16_t n, struct lsw
 		     const struct lsw_buffer_dp *mc, const struct lsw_pkt_meta *cls,
 		     const uint32_t *len, uint16_t k, uint8_t *drop, struct lsw_charge *res)
 {
-	const uint16_t ip = cls->in_port, op = cls->out_port;
-	const uint8_t pg = cls->pg, q = cls->queue, tc = cls->tc;
-	const struct lsw_prof_dp *pp = &mc->pg[ip][pg], *qp = &mc->q[op][q];
-	const struct lsw_pool_dp *ipool = &mc->pool[pp->pool], *epool = &mc->pool[qp->pool];
-	/* Occupancy now; the d* are what this run adds. */
-	const int64_t r0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_RESERVED);
-	const int64_t s0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_SHARED);
-	const int64_t h0 = lsw_buffer_pg_occ(all, n, ip, pg, LSW_PART_HEADROOM);
-	const int64_t ips0 = LSW_BUFFER_POOLWIDE(all, n, mine, pool_shared[pp->pool]);
-	const int64_t ph0 = ipool->hdrm_shared ?
-			    LSW_BUFFER_POOLWIDE(all, n, mine, pool_hdrm[pp->pool]) : 0;
-	const int64_t er0 = lsw_buffer_q_occ(all, n, op, q, 0);
-	const int64_t es0 = lsw_buffer_q_occ(all, n, op, q, 1);
-	const int64_t eps0 = LSW_BUFFER_POOLWIDE(all, n, mine, pool_shared[qp->pool]);
-	/* Packets the run may add: lossless ones up to the mbufs' limit; lossy ones while
-	 * the PG holds fewer than the packets left below pkt_xoff (alpha 1). */
-	const int64_t held0 = LSW_BUFFER_POOLWIDE(all, n, mine, pkts_held);
-	const int64_t pgh0 = LSW_BUFFER_SUM(all, n, pg_held[ip][pg]);
-	const int64_t pkt_room = pp->lossless ? (int64_t)mc->pkt_limit - held0 :
-				 ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
-	int64_t dr = 0, ds = 0, dh = 0, der = 0, des = 0;
-	uint64_t bytes = 0, dropped_bytes = 0, in_thr = 0, eg_thr = 0;
-	/* Admission's drops by reason (WRED's come at dequeue, tx.c). */
-	uint16_t admitted = 0, drops[LSW_QDROP_WRED_DROP] = {0};
-	int64_t in_thr_at = -1, eg_thr_at = -1; /* pool usage the thresholds were taken at */
-	uint32_t last_len = UINT32_MAX, same = 0; /* runs of equal sizes share one update */
-	/* ABM's n_p and drain rate: read once for the run, as the simulator takes them once
-	 * per update interval. */
-	struct lsw_abm_in in_abm = {0}, eg_abm = {0};
-	/* hpcc_sim: "egress admission always passes" (switch-mmu.cc CheckEgressAdmission). */
-	const bool eg_check = epool->policy != LSW_POLICY_HPCC_SIM;
+	struct run r;
 
-	if (unlikely(mc->abm_pools)) {
-		if (ipool->policy == LSW_POLICY_ABM)
-			lsw_buffer_abm_in(all, n, mc, false, ip, pg, &in_abm);
-		if (epool->policy == LSW_POLICY_ABM)
-			lsw_buffer_abm_in(all, n, mc, true, op, q, &eg_abm);
-	}
-
-	/* The common case, decided for the whole run at once: none dropped. Reserved space is
-	 * taken as one by one would (a packet goes there while it fits), which needs no
-	 * threshold; then the shared bytes the run adds are checked once, at the run's end.
-	 * Each policy's threshold only falls as shared bytes are added (complete sharing's
-	 * stays level), so what fits at the end fits at every packet: the same decisions as
-	 * one by one. Each packet's charge goes to res[i], whole, its parts first taken as
-	 * shared; only while the PG or the queue has reserve left are they found one by one
-	 * (a part is one bit, over the reserve or not). The slow way below writes them anew. */
-	int64_t fr = 0, fer = 0, fs = 0, fes = 0;
-	uint64_t flen = 0;
-	bool fast = false, one_len = true;
-	if (k <= pkt_room) {
-		int64_t ctot = 0;
-		for (uint16_t i = 0; i < k; i++) {
-			const uint32_t c = lsw_buffer_charge(mc, len[i]);
-			res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .len = (uint16_t)len[i],
-						     .in_port = (uint8_t)ip, .pg = pg,
-						     .in_part = LSW_PART_SHARED,
-						     .eg_part = LSW_PART_SHARED};
-			ctot += c;
-			flen += len[i];
-			one_len &= len[i] == len[0];
-		}
-		/* Reserve left: none, the common case under load, and every byte is shared (a
-		 * charge of 0 bytes, were there one, charges no part). */
-		const int64_t rin = (int64_t)pp->reserved - r0, rout = (int64_t)qp->reserved - er0;
-		if (rin > 0 || rout > 0)
-			for (uint16_t i = 0; i < k; i++) {
-				const int64_t c = res[i].bytes;
-				const bool in_sh = fr + c > rin, eg_sh = fer + c > rout;
-				fr += in_sh ? 0 : c;
-				fer += eg_sh ? 0 : c;
-				res[i].in_part = in_sh;
-				res[i].eg_part = eg_sh;
-			}
-		fs = ctot - fr;
-		fes = ctot - fer;
-		fast = (fs == 0 ||
-			(ips0 + fs <= (int64_t)ipool->shared &&
-			 s0 + fs <= (int64_t)lsw_buffer_limit(pp, ipool, ips0 + fs, s0 + fs,
-								  &in_abm))) &&
-		       (fes == 0 || pp->lossless || !eg_check ||
-			(eps0 + fes <= (int64_t)epool->shared &&
-			 es0 + fes <= (int64_t)lsw_buffer_limit(qp, epool, eps0 + fes, es0 + fes,
-								   &eg_abm)));
-	}
-
-	/* The whole run admitted: its sums and charges are the first pass's. */
-	if (likely(fast)) {
-		memset(drop, LSW_DROP_NONE, k);
-		if (one_len) {
-			last_len = RTE_MIN(len[0], (uint32_t)LSW_MAX_FRAME);
-			same = k;
-		} else {
-			for (uint16_t i = 0; i < k; i++)
-				hist_count(mine, tc, len[i], &last_len, &same);
-		}
-		dr = fr, ds = fs, der = fer, des = fes;
-		bytes = flen;
-		admitted = k;
-		goto counted;
-	}
-	for (uint16_t i = 0; i < k; i++) {
-		const int64_t c = (int64_t)lsw_buffer_charge(mc, len[i]);
-		int in_part, eg_part;
-		enum lsw_drop d = LSW_DROP_NONE;
-
-		/* Ingress (port, PG): reserved, shared under the threshold, then headroom. */
-		if (admitted >= pkt_room) {
-			d = LSW_DROP_MBUF_LIMIT;
-			in_part = LSW_PART_RESERVED;
-		} else if (r0 + dr + c <= (int64_t)pp->reserved) {
-			in_part = LSW_PART_RESERVED;
-		} else {
-			if (in_thr_at != ips0 + ds) {
-				in_thr = lsw_buffer_limit(pp, ipool, ips0 + ds, s0 + ds, &in_abm);
-				in_thr_at = ips0 + ds;
-			}
-			if (s0 + ds + c <= (int64_t)in_thr &&
-			    ips0 + ds + c <= (int64_t)ipool->shared)
-				in_part = LSW_PART_SHARED;
-			else if (pp->lossless && h0 + dh + c <= (int64_t)pp->xoff &&
-				 (ipool->hdrm_shared == 0 ||
-				  ph0 + dh + c <= (int64_t)ipool->hdrm_shared))
-				in_part = LSW_PART_HEADROOM;
-			else
-				d = pp->lossless ? LSW_DROP_HEADROOM_OVERFLOW :
-						   LSW_DROP_INGRESS_PG_THRESHOLD;
-		}
-		/* Egress (port, queue); lossless traffic is never dropped here. */
-		if (er0 + der + c <= (int64_t)qp->reserved) {
-			eg_part = LSW_PART_RESERVED;
-		} else {
-			eg_part = LSW_PART_SHARED;
-			if (d == LSW_DROP_NONE && !pp->lossless && eg_check) {
-				if (eg_thr_at != eps0 + des) {
-					eg_thr = lsw_buffer_limit(qp, epool, eps0 + des, es0 + des,
-								  &eg_abm);
-					eg_thr_at = eps0 + des;
-				}
-				if (es0 + des + c > (int64_t)eg_thr ||
-				    eps0 + des + c > (int64_t)epool->shared)
-					d = LSW_DROP_EGRESS_QUEUE_THRESHOLD;
-			}
-		}
-		drop[i] = (uint8_t)d;
-		if (d != LSW_DROP_NONE) {
-			drops[lsw_qdrop_of(d)]++;
-			dropped_bytes += len[i];
-			continue;
-		}
-		res[i] = (struct lsw_charge){.bytes = (uint16_t)c, .len = (uint16_t)len[i],
-					     .in_port = (uint8_t)ip, .pg = pg,
-					     .in_part = (uint8_t)in_part,
-					     .eg_part = (uint8_t)eg_part};
-		dr += in_part == LSW_PART_RESERVED ? c : 0;
-		ds += in_part == LSW_PART_SHARED ? c : 0;
-		dh += in_part == LSW_PART_HEADROOM ? c : 0;
-		der += eg_part == LSW_PART_RESERVED ? c : 0;
-		des += eg_part == LSW_PART_SHARED ? c : 0;
-		bytes += len[i];
-		admitted++;
-		hist_count(mine, tc, len[i], &last_len, &same);
-	}
-counted:
-	hist_flush(mine, tc, last_len, same);
-
-	/* One write per state word for the run. */
-	mine->use.pg_occ[ip][pg][LSW_PART_RESERVED] += dr;
-	mine->use.pg_occ[ip][pg][LSW_PART_SHARED] += ds;
-	mine->use.pg_occ[ip][pg][LSW_PART_HEADROOM] += dh;
-	mine->use.pool_shared[pp->pool] += ds;
-	mine->use.pool_hdrm[pp->pool] += dh;
-	mine->use.pool_used[pp->pool] += dr + ds + dh;
-	mine->use.q_occ[op][q][0] += der;
-	mine->use.q_occ[op][q][1] += des;
-	mine->use.pool_shared[qp->pool] += des;
-	mine->use.pool_used[qp->pool] += der + des;
-	mine->use.pkts_held += admitted;
-	mine->use.pg_held[ip][pg] += admitted;
-	mine->ctr.pg_pkts[ip][pg] += admitted;
-	mine->ctr.pg_bytes[ip][pg] += bytes;
-	mine->ctr.tc_bytes[tc] += bytes;
-	mine->ctr.tc_charged[tc] += (uint64_t)(dr + ds + dh);
-	if (admitted != k) {
-		const uint64_t in_drops = drops[LSW_QDROP_INGRESS_PG_THRESHOLD] +
-					  drops[LSW_QDROP_HEADROOM_OVERFLOW] +
-					  drops[LSW_QDROP_MBUF_LIMIT];
-		mine->ctr.pg_drops[ip][pg] += in_drops;
-		mine->ctr.q_drop_bytes[op][q] += dropped_bytes;
-		for (int j = 0; j < LSW_QDROP_WRED_DROP; j++)
-			mine->ctr.q_drop_reason[op][q][j] += drops[j];
-		mine->ctr.pool_drops[pp->pool] += in_drops;
-		mine->ctr.pool_drops[qp->pool] += drops[LSW_QDROP_EGRESS_QUEUE_THRESHOLD];
-	}
-	/* What the run left its PG and queue holding, for their watermarks. */
-	mine->seen.run_pg[LSW_PART_RESERVED] = r0 + dr;
-	mine->seen.run_pg[LSW_PART_SHARED] = s0 + ds;
-	mine->seen.run_pg[LSW_PART_HEADROOM] = h0 + dh;
-	mine->seen.run_q[0] = er0 + der;
-	mine->seen.run_q[1] = es0 + des;
-	return admitted;
+	run_start(&r, all, n, mine, mc, cls);
+	if (unlikely(!run_whole(&r, mine, mc, len, k, drop, res)))
+		run_one_by_one(&r, mine, mc, len, k, drop, res);
+	run_commit(&r, mine, k);
+	return r.admitted;
 }
 
 enum lsw_drop

@@ -385,15 +385,17 @@ release_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port
 	lsw_buffer_release_bytes(w->buffer, &conf->buffer, &meta, bytes, pkts);
 }
 
-uint32_t
-lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
-	       uint64_t now)
+/* What comes before the queues: a port that is down drops everything, a suspended one
+ * waits, stormed queues are emptied, the frames the PMD refused go first, and a PFC frame
+ * ahead of all (into pkts[0], *@n = 1). False when nothing else moves this time. */
+static __rte_always_inline bool
+egress_prepare(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+	       uint64_t now, struct rte_mbuf **pkts, uint16_t *n)
 {
 	struct lsw_sched *s = w->dp->sched[port];
 	const struct lsw_sched_dp *c = &conf->sched[port];
-	const uint64_t hz = w->dp->tsc_hz, bit_ticks = 8 * hz;
-	struct rte_mbuf *pkts[LSW_BURST], *m;
-	uint16_t n = 0;
+	const uint64_t bit_ticks = 8 * w->dp->tsc_hz;
+	struct rte_mbuf *m;
 
 	if (unlikely(!conf->port[port].admin_up)) {
 		lsw_egress_drop_all(w, conf, port, LSW_DROP_L3_EGRESS_LINK_DOWN);
@@ -403,10 +405,10 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		 * back with the peer taken as not paused, and a PG still congested then sends
 		 * its XOFF at once (tx_xoff_pg clear), not at its next refresh. */
 		s->pfc.tx_xoff = s->pfc.tx_xon = s->pfc.tx_paused = s->pfc.tx_xoff_pg = 0;
-		return 0;
+		return false;
 	}
 	if (unlikely(conf->port[port].suspended))
-		return 0; /* its queues wait for the port to come back */
+		return false; /* its queues wait for the port to come back */
 	if (unlikely(conf->port[port].wd_drop))
 		wd_flush(w, conf, port);
 	/* Frames the PMD refused last time go first; while it refuses, nothing else moves. */
@@ -416,15 +418,134 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		s->pend_bytes = 0;
 		egress_tx(w, conf, port, s->pend, k); /* moves what is left to the front */
 		if (s->n_pend != 0)
-			return 0;
+			return false;
 	}
 	/* A PFC frame goes ahead of everything, outside the shaper (its bytes count). */
 	if (unlikely((s->pfc.tx_xoff | s->pfc.tx_xon) != 0) &&
 	    (m = lsw_pfc_take_frame(w, conf, port, now)) != NULL) {
-		lsw_shaper_refill(s, c, hz, now);
+		lsw_shaper_refill(s, c, w->dp->tsc_hz, now);
 		s->tokens -= (int64_t)((m->pkt_len + c->overhead) * bit_ticks);
-		pkts[n++] = m;
+		pkts[(*n)++] = m;
 	}
+	return true;
+}
+
+/* Serve a run from queue @q of @port while the shaper and its deficit allow, into pkts[n..]
+ * (up to the burst); buffer is given back once per run of packets charged alike. Returns
+ * the new n; *@stalled when the queue's head waits for tokens (nothing sent or dropped).
+ * Inline: the run's state stays in registers (see below). */
+static __rte_always_inline uint16_t
+serve_queue(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port, int q,
+	    bool late, uint32_t *busy, struct rte_mbuf **pkts, uint16_t n, bool *stalled)
+{
+	struct lsw_sched *s = w->dp->sched[port];
+	const struct lsw_sched_dp *c = &conf->sched[port];
+	const uint64_t bit_ticks = 8 * w->dp->tsc_hz;
+	struct lsw_fifo *f = &s->q[q];
+	const bool dwrr = !(c->strict_mask >> q & 1);
+	/* A DWRR queue alone with packets: when its credit runs out, a new round
+	 * would pass every other queue (empty, no credit) and come straight back to
+	 * it with one more quantum (lsw_sched_pick). It gets the quantum here and the
+	 * run goes on, rather than in runs of two 4-KB frames. */
+	const bool alone = dwrr && *busy == 1u << q;
+	const int64_t quantum = c->quantum[q];
+	uint64_t bytes = 0, dropped = 0;
+	uint16_t first = n;
+	/* The run's state in locals, stored once at its end: the ring and its head (so
+	 * that each entry's address does not wait on the last one's store), the
+	 * shaper's tokens and the queue's deficit. GCC otherwise reloaded the ring from
+	 * memory each packet and kept the release's key byte by byte on the stack. Few
+	 * enough that they stay in registers (each one more was a load every packet). */
+	const struct lsw_qent *slot = f->slot;
+	const uint32_t mask = f->mask;
+	uint32_t head = f->head;
+	/* The entries the run may take: the queue's, up to the burst's room (a packet
+	 * WRED drops takes none, and moves the end one further). */
+	uint32_t end = head + RTE_MIN(f->tail - head, (uint32_t)(LSW_BURST - n));
+	/* The shaper's tokens as whole bytes: (len + overhead) * bit_ticks fits the
+	 * tokens exactly when len + overhead fits tokens / bit_ticks (truncated: a
+	 * negative bucket holds 0, and nothing fits). One division a run. */
+	const int64_t overhead = (int64_t)c->overhead;
+	const int64_t budget0 = s->tokens / (int64_t)bit_ticks;
+	int64_t budget = budget0;
+	/* A strict queue has no deficit: as good as endless, never stored. */
+	int64_t deficit = dwrr ? s->deficit[q] : INT64_MAX;
+	/* Buffer is given back once per stretch of entries charged alike. */
+	uint32_t key = 0;
+	int64_t rel_bytes = 0, rel_pkts = 0;
+	/* ECN and WRED see the bytes left behind, the departing packet excluded, and
+	 * those the PMD refused, which leave ahead of it: they look at a packet when
+	 * more than ecn_min stay behind, that is while the run's bytes are below
+	 * ecn_lim. */
+	uint64_t in_queue = f->bytes + s->pend_bytes;
+	if (late && budget0 > 0) {
+		const uint64_t owed = (uint64_t)budget0 -
+			RTE_MIN((uint64_t)budget0, lsw_fifo_head_len(f) + c->overhead);
+		in_queue = in_queue > owed ? in_queue - owed : 0;
+	}
+	const uint64_t ecn_lim = in_queue > c->ecn_min[q] ? in_queue - c->ecn_min[q] : 0;
+	while (head != end) {
+		const struct lsw_qent *e = &slot[head & mask];
+		const int64_t len = e->len;
+		if (budget < len + overhead)
+			break;
+		if (deficit < len) {
+			if (!alone)
+				break;
+			deficit += quantum; /* >= len: a quantum fits any frame */
+		}
+		head++;
+		bytes += (uint64_t)len;
+		uint32_t k = qent_key(e);
+		if (k != key && rel_pkts != 0) {
+			release_run(w, conf, port, (uint8_t)q, key, rel_bytes, rel_pkts);
+			rel_bytes = rel_pkts = 0;
+		}
+		key = k;
+		rel_bytes += e->charged;
+		rel_pkts++;
+		if (unlikely(bytes < ecn_lim) &&
+		    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m,
+				    in_queue - bytes)) {
+			wred_drop(w, port, (uint8_t)q, e->m);
+			dropped += (uint64_t)len;
+			if (end != f->tail)
+				end++;
+			continue;
+		}
+		budget -= len + overhead;
+		deficit -= len;
+		pkts[n++] = e->m;
+	}
+	lsw_publish(&f->head, head);
+	if (head == f->tail)
+		*busy &= ~(1u << q);
+	s->tokens -= (budget0 - budget) * (int64_t)bit_ticks;
+	if (dwrr)
+		s->deficit[q] = deficit;
+	if (rel_pkts != 0)
+		release_run(w, conf, port, (uint8_t)q, key, rel_bytes, rel_pkts);
+	f->bytes -= bytes;
+	w->buffer->ctr.q_tx_pkts[port][q] += n - first;
+	w->buffer->ctr.q_tx_bytes[port][q] += bytes - dropped;
+	*stalled = n == first && dropped == 0;
+	return n;
+}
+
+/* Out of line, as when it was one function: inlined into the worker's loop (its steps now
+ * small enough for GCC to do so) it grew the loop by 5 KB for no gain. */
+__rte_noinline uint32_t
+lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t port,
+	       uint64_t now)
+{
+	struct lsw_sched *s = w->dp->sched[port];
+	const struct lsw_sched_dp *c = &conf->sched[port];
+	const uint64_t hz = w->dp->tsc_hz, bit_ticks = 8 * hz;
+	struct rte_mbuf *pkts[LSW_BURST], *m;
+	uint16_t n = 0;
+
+	if (!egress_prepare(w, conf, port, now, pkts, &n))
+		return 0;
 	/* The data queues holding packets. Nothing is queued here during the run (the worker
 	 * is the queues' only writer), so a queue only leaves this set. */
 	uint32_t busy = 0;
@@ -458,96 +579,9 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		int q = lsw_sched_pick(s, c, now);
 		if (q < 0)
 			break;
-		/* Serve a run from the chosen queue while the shaper and its deficit allow;
-		 * buffer is given back once per run of packets charged alike. */
-		struct lsw_fifo *f = &s->q[q];
-		const bool dwrr = !(c->strict_mask >> q & 1);
-		/* A DWRR queue alone with packets: when its credit runs out, a new round
-		 * would pass every other queue (empty, no credit) and come straight back to
-		 * it with one more quantum (lsw_sched_pick). It gets the quantum here and the
-		 * run goes on, rather than in runs of two 4-KB frames. */
-		const bool alone = dwrr && busy == 1u << q;
-		const int64_t quantum = c->quantum[q];
-		uint64_t bytes = 0, dropped = 0;
-		uint16_t first = n;
-		/* The run's state in locals, stored once at its end: the ring and its head (so
-		 * that each entry's address does not wait on the last one's store), the
-		 * shaper's tokens and the queue's deficit. GCC otherwise reloaded the ring from
-		 * memory each packet and kept the release's key byte by byte on the stack. Few
-		 * enough that they stay in registers (each one more was a load every packet). */
-		const struct lsw_qent *slot = f->slot;
-		const uint32_t mask = f->mask;
-		uint32_t head = f->head;
-		/* The entries the run may take: the queue's, up to the burst's room (a packet
-		 * WRED drops takes none, and moves the end one further). */
-		uint32_t end = head + RTE_MIN(f->tail - head, (uint32_t)(LSW_BURST - n));
-		/* The shaper's tokens as whole bytes: (len + overhead) * bit_ticks fits the
-		 * tokens exactly when len + overhead fits tokens / bit_ticks (truncated: a
-		 * negative bucket holds 0, and nothing fits). One division a run. */
-		const int64_t overhead = (int64_t)c->overhead;
-		const int64_t budget0 = s->tokens / (int64_t)bit_ticks;
-		int64_t budget = budget0;
-		/* A strict queue has no deficit: as good as endless, never stored. */
-		int64_t deficit = dwrr ? s->deficit[q] : INT64_MAX;
-		/* Buffer is given back once per stretch of entries charged alike. */
-		uint32_t key = 0;
-		int64_t rel_bytes = 0, rel_pkts = 0;
-		/* ECN and WRED see the bytes left behind, the departing packet excluded, and
-		 * those the PMD refused, which leave ahead of it: they look at a packet when
-		 * more than ecn_min stay behind, that is while the run's bytes are below
-		 * ecn_lim. */
-		uint64_t in_queue = f->bytes + s->pend_bytes;
-		if (late && budget0 > 0) {
-			const uint64_t owed = (uint64_t)budget0 -
-				RTE_MIN((uint64_t)budget0, lsw_fifo_head_len(f) + c->overhead);
-			in_queue = in_queue > owed ? in_queue - owed : 0;
-		}
-		const uint64_t ecn_lim = in_queue > c->ecn_min[q] ? in_queue - c->ecn_min[q] : 0;
-		while (head != end) {
-			const struct lsw_qent *e = &slot[head & mask];
-			const int64_t len = e->len;
-			if (budget < len + overhead)
-				break;
-			if (deficit < len) {
-				if (!alone)
-					break;
-				deficit += quantum; /* >= len: a quantum fits any frame */
-			}
-			head++;
-			bytes += (uint64_t)len;
-			uint32_t k = qent_key(e);
-			if (k != key && rel_pkts != 0) {
-				release_run(w, conf, port, (uint8_t)q, key, rel_bytes, rel_pkts);
-				rel_bytes = rel_pkts = 0;
-			}
-			key = k;
-			rel_bytes += e->charged;
-			rel_pkts++;
-			if (unlikely(bytes < ecn_lim) &&
-			    lsw_ecn_dequeue(w, &conf->ecn[port][q], port, (uint8_t)q, e->m,
-					    in_queue - bytes)) {
-				wred_drop(w, port, (uint8_t)q, e->m);
-				dropped += (uint64_t)len;
-				if (end != f->tail)
-					end++;
-				continue;
-			}
-			budget -= len + overhead;
-			deficit -= len;
-			pkts[n++] = e->m;
-		}
-		lsw_publish(&f->head, head);
-		if (head == f->tail)
-			busy &= ~(1u << q);
-		s->tokens -= (budget0 - budget) * (int64_t)bit_ticks;
-		if (dwrr)
-			s->deficit[q] = deficit;
-		if (rel_pkts != 0)
-			release_run(w, conf, port, (uint8_t)q, key, rel_bytes, rel_pkts);
-		f->bytes -= bytes;
-		w->buffer->ctr.q_tx_pkts[port][q] += n - first;
-		w->buffer->ctr.q_tx_bytes[port][q] += bytes - dropped;
-		if (n == first && dropped == 0) {
+		bool stalled;
+		n = serve_queue(w, conf, port, q, late, &busy, pkts, n, &stalled);
+		if (stalled) {
 			s->starved = true; /* out of tokens: the head waits */
 			break;
 		}
