@@ -8,20 +8,23 @@ where git is not installed):
 1. starts with an SPDX line, /* SPDX-License-Identifier: ... */;
 2. has no line over 100 columns, a tab moving to the next multiple of 8;
 3. indents with tabs: no line's leading whitespace holds 8 spaces in a row (alignment after
-   the tabs takes at most 7 spaces).
+   the tabs takes at most 7 spaces);
+4. in dataplane/ (the workers' hot path), has no function over 100 lines, unless a comment
+   just above it says why it is long ("long on purpose: ..."): split, each step can be read
+   at a sitting, and always-inlined steps cost nothing.
 
 Every other source of text (Python, shell scripts, meson files, Markdown, man pages):
 
-4. has no blank at the end of a line and ends with a newline;
-5. Python has no line over 100 columns; Markdown neither, outside tables, code blocks,
+5. has no blank at the end of a line and ends with a newline;
+6. Python has no line over 100 columns; Markdown neither, outside tables, code blocks,
    headings and lines that hold a link's address (which cannot be broken);
-6. Python imports the project's code by module name (tools/lswpy, the RPC client and the
+7. Python imports the project's code by module name (tools/lswpy, the RPC client and the
    process wrapper, is one package for every user): no module loaded from a file's path
    with importlib's file loaders or runpy, which made copies of one client drift apart.
 
 With LSW_STYLE_COMMITS set to a git range (e.g. main..HEAD), the commits in it also:
 
-7. have a subject of at most 72 characters, and a blank line between it and the body.
+8. have a subject of at most 72 characters, and a blank line between it and the body.
 
 (Not by default: the project's older history does not hold to it, and CI checks a fresh
 clone whose range to the lead's main is not known.)
@@ -39,7 +42,9 @@ MAX_COLUMNS = 100
 TAB = 8
 SPDX = re.compile(r"/\* SPDX-License-Identifier: \S.* \*/$")
 LEADING = re.compile(r"[ \t]*")
-# Point 6, spelled in two halves so that this file does not match itself.
+MAX_FUNCTION_LINES = 100
+FUNCTION_START = re.compile(r"[a-z_][a-z0-9_]*\(")
+# Point 7, spelled in two halves so that this file does not match itself.
 LOAD_BY_PATH = re.compile(r"\b(?:Source" r"FileLoader|spec_from_file" r"_location|run" r"_path)\b|"
                           r"\bimport run" r"py\b")
 
@@ -63,7 +68,7 @@ def git_files(root):
 
 
 def git_text_files(root):
-    """Every tracked file that is a source of text (point 4), or None outside a checkout."""
+    """Every tracked file that is a source of text (point 5), or None outside a checkout."""
     try:
         ls = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True,
                             text=True)
@@ -122,7 +127,7 @@ def check_text(root, rel, kind):
         if kind in ("python", "markdown") and len(line) > MAX_COLUMNS and not long_ok:
             bad.append((n, "%d columns, over %d" % (len(line), MAX_COLUMNS)))
         if kind == "python" and LOAD_BY_PATH.search(line):
-            bad.append((n, "a module loaded from a path: import it by name (point 6)"))
+            bad.append((n, "a module loaded from a path: import it by name (point 7)"))
     return bad
 
 
@@ -171,6 +176,26 @@ def check(root, rel):
             bad.append((n, "%d columns, over %d (a tab is %d)" % (width, MAX_COLUMNS, TAB)))
         if " " * TAB in LEADING.match(line).group(0):
             bad.append((n, "indented with %d spaces where a tab is due" % TAB))
+    if rel.startswith("dataplane" + os.sep) and rel.endswith(".c"):
+        bad += long_functions(lines)
+    return bad
+
+
+def long_functions(lines):
+    """Point 4: (line, reason) for each function over MAX_FUNCTION_LINES lines (DPDK style:
+    the name starts a line, the closing brace is alone at the start of one)."""
+    bad = []
+    start = None
+    for n, line in enumerate(lines, 1):
+        if start is None and FUNCTION_START.match(line):
+            start = n
+        elif start is not None and line.startswith("}"):
+            if n - start > MAX_FUNCTION_LINES and \
+                    not any("long on purpose" in x for x in lines[max(0, start - 12):start]):
+                bad.append((start, "a function of %d lines, over %d, with no comment above "
+                                   "saying why (long on purpose: ...)"
+                            % (n - start, MAX_FUNCTION_LINES)))
+            start = None
     return bad
 
 
@@ -204,10 +229,11 @@ def main():
         print("style: %d violations in %d of %d files, %d in commits" %
               (violations, bad_files, len(files) + len(texts), len(commits)))
         return 1
-    print("style: %d C files %s: SPDX first lines, at most %d columns, tabs for indentation; "
+    print("style: %d C files %s: SPDX first lines, at most %d columns, tabs for indentation, "
+          "dataplane functions of at most %d lines; "
           "%d other text files: no trailing blanks, final newlines, lines of Python and "
           "Markdown prose of at most %d columns, no module loaded by path%s"
-          % (len(files), how, MAX_COLUMNS, len(texts), MAX_COLUMNS,
+          % (len(files), how, MAX_COLUMNS, MAX_FUNCTION_LINES, len(texts), MAX_COLUMNS,
              "; commits %s: subjects of at most 72 characters" % rng if rng else ""))
     return 0
 
