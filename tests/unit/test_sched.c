@@ -228,35 +228,53 @@ test_strict_and_pause(void **state)
 	lsw_sched_free(&s);
 }
 
-/* Send as the shaper allows for @seconds, the worker waking when its next frame is due
- * (lsw_shaper_wait) but up to @late ticks after (jittered), as a worker that sleeps its
- * measured lateness less wakes (dataplane/worker.c). */
+/* Send frames of @len bytes as the shaper of @s, @c allows until @end (ticks), the worker
+ * waking when its next frame is due (lsw_shaper_wait) but up to @late ticks after
+ * (jittered by rand() from @seed), as a worker that sleeps its measured lateness less
+ * wakes (dataplane/worker.c). @backlogged: the queue never empties, so the port is marked
+ * starved after each wake (its head waits), which lets the catch-up work. The bucket
+ * starts empty: the steady rate, not the first burst. Returns bits per second; *@now the
+ * time it stopped. */
+static double
+shape(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t late, uint64_t end,
+      uint32_t len, unsigned int seed, bool backlogged, uint64_t *now)
+{
+	uint64_t sent_bits = 0;
+
+	*now = 1;
+	lsw_shaper_refill(s, c, HZ, *now);
+	s->tokens = 0;
+	srand(seed);
+	int64_t cost = lsw_shaper_cost(c, HZ, len);
+	while (*now < end) {
+		*now += RTE_MAX(lsw_shaper_wait(s, c, HZ, cost), (uint64_t)1) +
+			(uint64_t)rand() % (late + 1);
+		lsw_shaper_refill(s, c, HZ, *now);
+		while (s->tokens >= cost) {
+			s->tokens -= cost;
+			sent_bits += (uint64_t)(len + 24) * 8;
+		}
+		if (backlogged)
+			s->starved = true;
+	}
+	return (double)sent_bits / ((double)*now / HZ);
+}
+
+/* The rate the shaper gives at @rate_bps over @seconds with wakes up to @late ticks late. */
 static double
 shaped_rate(uint64_t rate_bps, uint64_t late, double seconds, uint32_t len)
 {
 	struct lsw_sched s;
 	struct lsw_sched_dp c = {.rate_bps = rate_bps, .overhead = 24};
-	uint64_t now = 1, sent_bits = 0, end = (uint64_t)(seconds * HZ);
+	uint64_t now;
 
 	assert_int_equal(lsw_sched_init(&s, 8, SOCKET_ID_ANY), 0);
 	c.quantum[0] = LSW_DWRR_QUANTUM;
 	/* The depth lsw gives (control/config/inflight.c): two frames and 10 us at the rate. */
 	c.burst_bytes = (uint64_t)2 * (len + 24) + rate_bps / 8 * 10 / 1000000;
-	lsw_shaper_refill(&s, &c, HZ, now);
-	s.tokens = 0; /* start empty: measure the steady rate, not the first burst */
-	srand(3);
-	int64_t cost = lsw_shaper_cost(&c, HZ, len);
-	while (now < end) {
-		now += RTE_MAX(lsw_shaper_wait(&s, &c, HZ, cost), (uint64_t)1) +
-		       (uint64_t)rand() % (late + 1);
-		lsw_shaper_refill(&s, &c, HZ, now);
-		while (s.tokens >= cost) {
-			s.tokens -= cost;
-			sent_bits += (uint64_t)(len + 24) * 8;
-		}
-	}
+	double got = shape(&s, &c, late, (uint64_t)(seconds * HZ), len, 3, false, &now);
 	lsw_sched_free(&s);
-	return (double)sent_bits / ((double)now / HZ);
+	return got;
 }
 
 /* The shaper keeps the rate within 1% from 1 Mb/s to 100 Gb/s, for frames of 60 to 9000
@@ -298,26 +316,12 @@ test_shaper_catchup(void **state)
 	for (int on = 0; on < 2; on++) {
 		struct lsw_sched s;
 		struct lsw_sched_dp c = {.rate_bps = rate, .overhead = 24};
-		uint64_t now = 1, sent_bits = 0, end = 4 * HZ;
+		uint64_t now;
 
 		assert_int_equal(lsw_sched_init(&s, 8, SOCKET_ID_ANY), 0);
 		c.burst_bytes = (uint64_t)2 * (len + 24) + rate / 8 * 10 / 1000000;
 		c.catchup_bytes = on ? rate / 8 * 2500 / 1000000 : 0;
-		lsw_shaper_refill(&s, &c, HZ, now);
-		s.tokens = 0;
-		srand(5);
-		int64_t cost = lsw_shaper_cost(&c, HZ, len);
-		while (now < end) {
-			now += RTE_MAX(lsw_shaper_wait(&s, &c, HZ, cost), (uint64_t)1) +
-			       (uint64_t)rand() % (late + 1);
-			lsw_shaper_refill(&s, &c, HZ, now);
-			while (s.tokens >= cost) {
-				s.tokens -= cost;
-				sent_bits += (uint64_t)(len + 24) * 8;
-			}
-			s.starved = true; /* the queue never empties: its head waits */
-		}
-		double got = (double)sent_bits / ((double)now / HZ) / (double)rate;
+		double got = shape(&s, &c, late, 4 * HZ, len, 5, true, &now) / (double)rate;
 		if (on)
 			assert_true(got > 0.99 && got < 1.01);
 		else
