@@ -15,23 +15,29 @@ lsw_port_has_addr(const struct lsw_port_dp *p, uint32_t ip)
 	return false;
 }
 
-bool
-lsw_port_on_link(const struct lsw_port_dp *p, uint32_t ip)
+/* The index of the port's address whose subnet holds @ip, or -1. */
+static int
+subnet_of(const struct lsw_port_dp *p, uint32_t ip)
 {
 	for (unsigned int i = 0; i < p->n_addr; i++)
 		if (((ip ^ p->addr[i]) & lsw_prefix_mask(p->plen[i])) == 0)
-			return true;
-	return false;
+			return (int)i;
+	return -1;
+}
+
+bool
+lsw_port_on_link(const struct lsw_port_dp *p, uint32_t ip)
+{
+	return subnet_of(p, ip) >= 0;
 }
 
 /* The port address to speak from towards @dst: the one whose subnet holds it, else the first. */
 uint32_t
 lsw_port_src_addr(const struct lsw_port_dp *p, uint32_t dst)
 {
-	for (unsigned int i = 0; i < p->n_addr; i++)
-		if (((dst ^ p->addr[i]) & lsw_prefix_mask(p->plen[i])) == 0)
-			return p->addr[i];
-	return p->n_addr ? p->addr[0] : 0;
+	int i = subnet_of(p, dst);
+
+	return i >= 0 ? p->addr[i] : p->n_addr ? p->addr[0] : 0;
 }
 
 bool
@@ -45,15 +51,20 @@ lsw_port_has_addr6(const struct lsw_port_dp *p, const uint8_t *ip)
 	return false;
 }
 
+/* The index of the port's global address whose subnet holds @ip, or -1. */
+static int
+subnet6_of(const struct lsw_port_dp *p, const uint8_t *ip)
+{
+	for (unsigned int i = 0; i < p->n_addr6; i++)
+		if (lsw_ip6_match(p->addr6[i], ip, p->plen6[i]))
+			return (int)i;
+	return -1;
+}
+
 bool
 lsw_port_on_link6(const struct lsw_port_dp *p, const uint8_t *ip)
 {
-	if (lsw_ip6_is_ll(ip))
-		return true;
-	for (unsigned int i = 0; i < p->n_addr6; i++)
-		if (lsw_ip6_match(p->addr6[i], ip, p->plen6[i]))
-			return true;
-	return false;
+	return lsw_ip6_is_ll(ip) || subnet6_of(p, ip) >= 0;
 }
 
 const uint8_t *
@@ -61,8 +72,6 @@ lsw_port_src_addr6(const struct lsw_port_dp *p, const uint8_t *dst)
 {
 	if (lsw_ip6_is_ll(dst) || p->n_addr6 == 0)
 		return p->ll6;
-	for (unsigned int i = 0; i < p->n_addr6; i++)
-		if (lsw_ip6_match(p->addr6[i], dst, p->plen6[i]))
-			return p->addr6[i];
-	return p->addr6[0];
+	int i = subnet6_of(p, dst);
+	return p->addr6[i >= 0 ? i : 0];
 }
