@@ -40,33 +40,49 @@ static const struct lsw_field route_rows[] = {
 static const struct lsw_fields route_table = LSW_FIELDS(route_rows);
 LSW_CONFIG_OBJECT(static_route, "STATIC_ROUTE", &route_table)
 
+/* The lists of @e, both families: the next hops into @nhs (*@nn), their interfaces into
+ * @ifs (*@ni: none, or one per next hop). False when there is nothing more to check: a
+ * blackhole (refused if it has next hops), or lists refused here. */
+static bool
+nexthop_lists(struct route_entry *e, const char *path, bool blackhole, char **nhs,
+	      char **ifs, int *nn, int *ni, struct lsw_errs *errs)
+{
+	char p[LSW_PATH_LEN];
+
+	*nn = split_list(e->nexthop, nhs, LSW_MAX_ECMP);
+	*ni = split_list(e->ifname, ifs, LSW_MAX_ECMP);
+	lsw_path_key(p, path, "nexthop");
+	if (blackhole) {
+		if (*nn != 0)
+			lsw_errs_add(errs, p, "a blackhole route has no next hop");
+		return false;
+	}
+	if (*nn <= 0) {
+		lsw_errs_add(errs, p, *nn < 0 ? "more than %d next hops" :
+			     "required: one or more next-hop addresses, comma-separated (or "
+			     "blackhole: true)", LSW_MAX_ECMP);
+		return false;
+	}
+	if (*ni != 0 && *ni != *nn) {
+		lsw_path_key(p, path, "ifname");
+		lsw_errs_add(errs, p, "lists %d interfaces for %d next hops", *ni, *nn);
+		return false;
+	}
+	return true;
+}
+
 /* The next hops of @e into @r: each on a connected subnet (of its ifname, if given). */
 static void
 route_nexthops(struct route_entry *e, const char *path, const struct lsw_config *c,
 	       struct lsw_route_conf *r, struct lsw_errs *errs)
 {
 	char *nhs[LSW_MAX_ECMP], *ifs[LSW_MAX_ECMP], p[LSW_PATH_LEN];
-	int nn = split_list(e->nexthop, nhs, LSW_MAX_ECMP);
-	int ni = split_list(e->ifname, ifs, LSW_MAX_ECMP);
+	int nn, ni;
 	bool own;
 
+	if (!nexthop_lists(e, path, r->blackhole, nhs, ifs, &nn, &ni, errs))
+		return;
 	lsw_path_key(p, path, "nexthop");
-	if (r->blackhole) {
-		if (nn != 0)
-			lsw_errs_add(errs, p, "a blackhole route has no next hop");
-		return;
-	}
-	if (nn <= 0) {
-		lsw_errs_add(errs, p, nn < 0 ? "more than %d next hops" :
-			     "required: one or more next-hop addresses, comma-separated (or "
-			     "blackhole: true)", LSW_MAX_ECMP);
-		return;
-	}
-	if (ni != 0 && ni != nn) {
-		lsw_path_key(p, path, "ifname");
-		lsw_errs_add(errs, p, "lists %d interfaces for %d next hops", ni, nn);
-		return;
-	}
 	for (int i = 0; i < nn; i++) {
 		uint32_t ip;
 		if (!lsw_parse_ipv4(nhs[i], &ip)) {
@@ -108,27 +124,13 @@ route6_nexthops(struct route_entry *e, const char *path, const struct lsw_config
 		struct lsw_route6_conf *r, struct lsw_errs *errs)
 {
 	char *nhs[LSW_MAX_ECMP], *ifs[LSW_MAX_ECMP], p[LSW_PATH_LEN], pi[LSW_PATH_LEN];
-	int nn = split_list(e->nexthop, nhs, LSW_MAX_ECMP);
-	int ni = split_list(e->ifname, ifs, LSW_MAX_ECMP);
+	int nn, ni;
 	bool own;
 
+	if (!nexthop_lists(e, path, r->blackhole, nhs, ifs, &nn, &ni, errs))
+		return;
 	lsw_path_key(p, path, "nexthop");
 	lsw_path_key(pi, path, "ifname");
-	if (r->blackhole) {
-		if (nn != 0)
-			lsw_errs_add(errs, p, "a blackhole route has no next hop");
-		return;
-	}
-	if (nn <= 0) {
-		lsw_errs_add(errs, p, nn < 0 ? "more than %d next hops" :
-			     "required: one or more next-hop addresses, comma-separated (or "
-			     "blackhole: true)", LSW_MAX_ECMP);
-		return;
-	}
-	if (ni != 0 && ni != nn) {
-		lsw_errs_add(errs, pi, "lists %d interfaces for %d next hops", ni, nn);
-		return;
-	}
 	for (int i = 0; i < nn; i++) {
 		uint8_t ip[16];
 		if (!lsw_parse_ipv6(nhs[i], ip)) {
