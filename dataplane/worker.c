@@ -345,7 +345,7 @@ lsw_worker_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	/* A worker that waits behind other processes for its CPU misses its PFC refreshes:
 	 * it gets ten times their share (it sleeps when idle, so it takes only what it uses). */
-	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -10); /* not root: as is */
+	lsw_raise_priority((id_t)syscall(SYS_gettid));
 	w->sleep_late = dp->tsc_hz / 20000; /* 50 us until measured */
 	rte_rcu_qsbr_thread_register(dp->qsv, w->idx);
 	rte_rcu_qsbr_thread_online(dp->qsv, w->idx);

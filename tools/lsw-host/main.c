@@ -22,6 +22,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_net_crc.h>
+#include "lsw/common.h"
 #include "jsonv.h"
 #include "host_config.h"
 #include "results.h"
@@ -363,7 +364,7 @@ main(int argc, char **argv)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	/* A host that waits behind other processes for its CPU answers pauses and sends ACKs
 	 * late, as lsw's worker would (dataplane/worker.c): ten times their share. */
-	(void)setpriority(PRIO_PROCESS, 0, -10); /* not root: as is */
+	lsw_raise_priority(0);
 	tsc_hz = rte_get_tsc_hz();
 	tsc0 = rte_rdtsc();
 
