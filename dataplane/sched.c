@@ -44,29 +44,47 @@ cap_tokens(uint64_t bytes, uint64_t hz)
 	return t > INT64_MAX / 4 ? INT64_MAX / 4 : (int64_t)t;
 }
 
-void
-lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz, uint64_t now)
+bool
+lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz, uint64_t now,
+		  uint64_t away)
 {
 	/* While a queue waited for tokens the line was busy: a hardware port would have sent
 	 * all along, so the worker's lateness is caught up rather than lost (lost, it leaves a
 	 * standing queue behind a flow at the line rate, which ECN then marks). An idle port
-	 * keeps the small bucket: after idleness it may not send ahead of the line. */
-	int64_t cap = cap_tokens(s->starved ? RTE_MAX(c->catchup_bytes, c->burst_bytes) :
-				 c->burst_bytes, hz);
+	 * keeps the small bucket: after idleness it may not send ahead of the line, except
+	 * for the time the worker was @away from its rx rings (asleep, preempted) when it
+	 * left the port empty: what it finds queued came meanwhile, and a hardware port
+	 * would have been sending it since it came. (A port that held frames, paused or
+	 * short of tokens, gets no such credit: after a pause the line resumes at its rate.) */
+	const uint64_t deep = RTE_MAX(c->catchup_bytes, c->burst_bytes);
+	uint64_t bytes = c->burst_bytes;
+	bool owed = s->starved;
+
+	if (owed) {
+		bytes = deep;
+	} else if (away != 0 && !s->held && deep > c->burst_bytes) {
+		unsigned __int128 b = (unsigned __int128)away * c->rate_bps / 8 / hz;
+		if (b > c->burst_bytes) {
+			bytes = b < deep ? (uint64_t)b : deep;
+			owed = true;
+		}
+	}
+	int64_t cap = cap_tokens(bytes, hz);
 	uint64_t elapsed = now - s->last;
 
 	s->last = now;
 	if (s->tokens >= cap)
-		return;
+		return owed;
 	/* Bound elapsed so that elapsed * rate cannot overflow: a full bucket at most. */
 	uint64_t need = (uint64_t)(cap - s->tokens);
 	if (elapsed > need / c->rate_bps + 1) {
 		s->tokens = cap;
-		return;
+		return owed;
 	}
 	s->tokens += (int64_t)(elapsed * c->rate_bps);
 	if (s->tokens > cap)
 		s->tokens = cap;
+	return owed;
 }
 
 uint64_t

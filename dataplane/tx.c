@@ -423,7 +423,7 @@ egress_prepare(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 	/* A PFC frame goes ahead of everything, outside the shaper (its bytes count). */
 	if (unlikely((s->pfc.tx_xoff | s->pfc.tx_xon) != 0) &&
 	    (m = lsw_pfc_take_frame(w, conf, port, now)) != NULL) {
-		lsw_shaper_refill(s, c, w->dp->tsc_hz, now);
+		lsw_shaper_refill(s, c, w->dp->tsc_hz, now, now - w->rx_read_prev);
 		s->tokens -= (int64_t)((m->pkt_len + c->overhead) * bit_ticks);
 		pkts[(*n)++] = m;
 	}
@@ -553,17 +553,19 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 		busy |= (uint32_t)(lsw_fifo_count(&s->q[q]) != 0) << q;
 	if ((busy | lsw_fifo_count(&s->ctl)) == 0) {
 		s->starved = false;
+		s->held = false;
 		if (n)
 			egress_tx(w, conf, port, pkts, n);
 		return n;
 	}
-	/* A starved port's tokens beyond its head frame are line time it owes: a worker that
-	 * woke late (catch-up, lsw_shaper_refill). A hardware port would have sent those
-	 * bytes already, so ECN and WRED look at the queue less them: the queue the line
+	/* A bucket's tokens beyond its head frame are line time the port owes: a starved
+	 * port's worker woke late, or an idle port's frames came while the worker was away
+	 * from its rx rings (catch-up, lsw_shaper_refill). A hardware port would have sent
+	 * those bytes already, so ECN and WRED look at the queue less them: the queue the line
 	 * would have, not the one the worker's lateness left (which marked flows at the line
-	 * rate now and then). Buffer accounting and PFC see every byte: they are memory. */
-	const bool late = s->starved;
-	lsw_shaper_refill(s, c, hz, now);
+	 * rate now and then: a lone flow's first frames, found together after a late wake-up,
+	 * stood in the queue for good). Buffer accounting and PFC see every byte: memory. */
+	const bool late = lsw_shaper_refill(s, c, hz, now, now - w->rx_read_prev);
 	s->starved = false; /* until the run ends short of tokens */
 	/* Switch-originated frames go first and are never held back by the shaper; their
 	 * bytes still count against it. An 802.3x PAUSE stops them too (it stops the MAC's
@@ -586,6 +588,7 @@ lsw_egress_run(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t p
 			break;
 		}
 	}
+	s->held = (busy | lsw_fifo_count(&s->ctl)) != 0;
 	if (n)
 		egress_tx(w, conf, port, pkts, n);
 	return n;

@@ -312,6 +312,9 @@ rx_ports(struct lsw_worker *w, const struct lsw_snapshot *conf, uint64_t *now)
 
 	/* Read whole, the next loop starts one port on (who reads first gets the buffer). */
 	w->rx_first = i + 1 < n_own ? i + 1 : 0;
+	/* What the rings hold arrived since the last read: the egress's catch-up. */
+	w->rx_read_prev = w->rx_read;
+	w->rx_read = *now;
 	for (unsigned int k = 0; k < n_own; k++) {
 		uint16_t port = conf->owned[w->idx][i];
 		i = i + 1 < n_own ? i + 1 : 0;

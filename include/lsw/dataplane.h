@@ -234,6 +234,8 @@ struct lsw_worker {
 	struct lsw_txbuf txb[LSW_MAX_PORTS]; /* direct forwarding: staging per port */
 	uint64_t rng;                    /* ECN/WRED draws (lsw_rand48) */
 	uint64_t sleep_late;             /* ticks usleep() wakes late, on average */
+	uint64_t rx_read;                /* TSC of this loop's rx read (rx_ports) */
+	uint64_t rx_read_prev;           /* the one before: its frames came since (tx.c) */
 	uint64_t dear_at;                /* when the last dear sched_yield() came back (TSC) */
 	uint64_t sleep_until;            /* short waits sleep, not yield, until then (TSC) */
 	bool shares_cpu;                 /* another worker runs on this CPU (set at launch) */

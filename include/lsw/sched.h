@@ -172,6 +172,7 @@ struct lsw_sched {
 	int64_t tokens;               /* bits * tsc_hz; negative after control frames */
 	uint64_t last;                /* tsc of the last refill */
 	bool starved;                 /* the last run left a servable queue short of tokens */
+	bool held;                    /* the last run left frames queued (tx.c) */
 	uint64_t pause_until[LSW_NUM_QUEUES]; /* tsc; a queue is not served before (PFC) */
 	struct lsw_pfc_port pfc;      /* the port's PFC state, same owner */
 	/* The last loop's egress sent full bursts to its limit (LSW_TX_ROUNDS): the owner
@@ -185,9 +186,11 @@ struct lsw_sched {
 int lsw_sched_init(struct lsw_sched *s, uint32_t capacity, int socket);
 void lsw_sched_free(struct lsw_sched *s);
 /* Add tokens for the time since the last call: up to burst_bytes, or catchup_bytes while
- * the port is starved (a worker that woke late owes the line what it would have sent). */
-void lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz,
-		       uint64_t now);
+ * the port is starved (a worker that woke late owes the line what it would have sent), or
+ * up to what the line sends in @away ticks (the worker's time away from its rx rings,
+ * within catchup_bytes). Returns whether the bucket may hold that owed line time. */
+bool lsw_shaper_refill(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t hz,
+		       uint64_t now, uint64_t away);
 /* Tokens a frame of @len bytes costs. */
 static inline int64_t
 lsw_shaper_cost(const struct lsw_sched_dp *c, uint64_t hz, uint32_t len)

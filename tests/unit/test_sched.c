@@ -242,14 +242,14 @@ shape(struct lsw_sched *s, const struct lsw_sched_dp *c, uint64_t late, uint64_t
 	uint64_t sent_bits = 0;
 
 	*now = 1;
-	lsw_shaper_refill(s, c, HZ, *now);
+	lsw_shaper_refill(s, c, HZ, *now, 0);
 	s->tokens = 0;
 	srand(seed);
 	int64_t cost = lsw_shaper_cost(c, HZ, len);
 	while (*now < end) {
 		*now += RTE_MAX(lsw_shaper_wait(s, c, HZ, cost), (uint64_t)1) +
 			(uint64_t)rand() % (late + 1);
-		lsw_shaper_refill(s, c, HZ, *now);
+		lsw_shaper_refill(s, c, HZ, *now, 0);
 		while (s->tokens >= cost) {
 			s->tokens -= cost;
 			sent_bits += (uint64_t)(len + 24) * 8;
@@ -328,10 +328,54 @@ test_shaper_catchup(void **state)
 			assert_true(got < 0.7);
 		/* Idle for a second: the small bucket, whatever the catch-up. */
 		s.starved = false;
-		lsw_shaper_refill(&s, &c, HZ, now + HZ);
+		lsw_shaper_refill(&s, &c, HZ, now + HZ, 0);
 		assert_true(s.tokens <= (int64_t)(c.burst_bytes * 8 * HZ));
 		lsw_sched_free(&s);
 	}
+}
+
+/* An idle port whose worker was away from its rx rings (asleep, preempted) may send what
+ * came meanwhile at once, as a hardware port would have sent it since it came: its bucket
+ * holds the line time away, within the catch-up; not a port that held frames (after a
+ * pause the line resumes at its rate), not a worker that only polled (its small bucket),
+ * not a port without catch-up. */
+static void
+test_shaper_away(void **state)
+{
+	const uint64_t rate = 1000000000ull, us = HZ / 1000000;
+	const uint32_t len = 4154;
+	struct lsw_sched_dp c = {.rate_bps = rate, .overhead = 24};
+	struct lsw_sched s;
+
+	(void)state;
+	c.burst_bytes = (uint64_t)2 * (len + 24) + rate / 8 * 10 / 1000000;
+	c.catchup_bytes = rate / 8 * 2000 / 1000000;
+	const int64_t burst = (int64_t)(c.burst_bytes * 8 * HZ);
+	const int64_t away300 = (int64_t)(rate / 8 * 300 / 1000000 * 8 * HZ);
+	assert_int_equal(lsw_sched_init(&s, 8, SOCKET_ID_ANY), 0);
+	/* Away 300 us, the port empty before: 300 us of the line, owed. */
+	assert_true(lsw_shaper_refill(&s, &c, HZ, HZ, 300 * us));
+	assert_true(s.tokens == away300);
+	/* Only polling (5 us between reads): the small bucket. */
+	s.tokens = 0;
+	assert_false(lsw_shaper_refill(&s, &c, HZ, 2 * HZ, 5 * us));
+	assert_true(s.tokens == burst);
+	/* Away a second: the catch-up's depth at most. */
+	s.tokens = 0;
+	assert_true(lsw_shaper_refill(&s, &c, HZ, 3 * HZ, HZ));
+	assert_true(s.tokens == (int64_t)(c.catchup_bytes * 8 * HZ));
+	/* A port that held frames (paused): the small bucket. */
+	s.tokens = 0;
+	s.held = true;
+	assert_false(lsw_shaper_refill(&s, &c, HZ, 4 * HZ, 300 * us));
+	assert_true(s.tokens == burst);
+	/* No catch-up configured (between switches): the small bucket. */
+	s.held = false;
+	s.tokens = 0;
+	c.catchup_bytes = 0;
+	assert_false(lsw_shaper_refill(&s, &c, HZ, 5 * HZ, 300 * us));
+	assert_true(s.tokens == burst);
+	lsw_sched_free(&s);
 }
 
 /* Speed times bucket beyond what an int64 of tokens holds (400G with a 10 ms bucket, or
@@ -352,15 +396,15 @@ test_shaper_saturates(void **state)
 		struct lsw_sched_dp c = {.rate_bps = cases[i].rate, .overhead = 24,
 					  .burst_bytes = cases[i].burst};
 		assert_int_equal(lsw_sched_init(&s, 8, SOCKET_ID_ANY), 0);
-		lsw_shaper_refill(&s, &c, HZ, 1);
-		lsw_shaper_refill(&s, &c, HZ, HZ); /* a second later: a full bucket */
+		lsw_shaper_refill(&s, &c, HZ, 1, 0);
+		lsw_shaper_refill(&s, &c, HZ, HZ, 0); /* a second later: a full bucket */
 		int64_t cost = lsw_shaper_cost(&c, HZ, 9000);
 		assert_true(s.tokens > cost);
 		assert_int_equal(lsw_shaper_wait(&s, &c, HZ, cost), 0);
 		/* Emptied, it refills at the rate: one 9000-byte frame in its wire time. */
 		s.tokens = 0;
 		uint64_t t = HZ + (uint64_t)cost / cases[i].rate + 1;
-		lsw_shaper_refill(&s, &c, HZ, t);
+		lsw_shaper_refill(&s, &c, HZ, t, 0);
 		assert_true(s.tokens >= cost);
 		lsw_sched_free(&s);
 	}
@@ -629,6 +673,7 @@ main(void)
 		cmocka_unit_test(test_shaper_accuracy),
 		cmocka_unit_test(test_shaper_saturates),
 		cmocka_unit_test(test_shaper_catchup),
+		cmocka_unit_test(test_shaper_away),
 		cmocka_unit_test(test_egress_release),
 		cmocka_unit_test(test_egress_runs_as_picks),
 		cmocka_unit_test(test_egress_run_shaper),
