@@ -1,5 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Figures every scenario reads from the switches' and hosts' own counters."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import lswtimeline  # noqa: E402  (tools/lswtimeline.py)
 
 
 def drops(sw):
@@ -155,6 +160,43 @@ def queue_sampler(switch, port, queue="3"):
         q = clients[switch].call("queue.stats", {"port": port})["ports"][port][queue]
         return q["CURR_OCCUPANCY_BYTES"]
     return fn
+
+
+def timeline_queue(path, port, t0_ns, queue=3):
+    """[(t_s, bytes)] of one queue's occupancy on a switch's timeline file (@path), seconds
+    from the workload's time 0 (@t0_ns, Unix ns): the recorder's samples every interval
+    while the queue holds bytes, one zero sample when it empties, none while it stays
+    empty, so the series is a step function that is 0 before its first sample. Also the
+    records the recorder lost (a gap in the series when not 0)."""
+    tl = lswtimeline.read(path)
+    p = tl.ports.index(port)
+    rows = [((r[0] - t0_ns) / 1e9, tl.values(r)["bytes"]) for r in tl.of_kind("queue")
+            if r[2] == p and r[3] == queue]
+    lost = sum(tl.values(r)["records"] for r in tl.of_kind("lost"))
+    return rows, lost
+
+
+def step_mean(rows, spans):
+    """Time-weighted mean of the step series @rows [(t, v)] over the intervals @spans
+    [(a, b)] (same unit as t), and the fraction of that time at 0: (mean, zero), or
+    (None, None) when @spans is empty. Each sample holds until the next one."""
+    total = area = zero = 0.0
+    for a, b in spans:
+        v = 0
+        t = a
+        for tr, vr in rows:
+            if tr <= a:
+                v = vr
+                continue
+            if tr >= b:
+                break
+            area += v * (tr - t)
+            zero += (tr - t) if v == 0 else 0
+            t, v = tr, vr
+        area += v * (b - t)
+        zero += (b - t) if v == 0 else 0
+        total += b - a
+    return (area / total, zero / total) if total else (None, None)
 
 
 def timeline(ports, interval_us=200):

@@ -16,6 +16,8 @@ from . import common, fluid
 from .run import Lab
 from .topo import merge, star
 
+QUEUE_US = 100  # the queue's sample interval: 3 frames of 4 KB at 1 Gb/s
+
 
 def size_bytes(s):
     """ "5KB" -> 5120 (binary units, as lsw reads them)."""
@@ -49,13 +51,19 @@ def one(sc, rep, case, n, rundir):
            "start_us": i * sc["start_gap_us"]} for i, size in enumerate(flow_sizes(sc, fab, n))]
     hosts = fab.host_config(merge({"cc": c["cc"]}, sc.get("host", {})), wl,
                             {"sample_us": sc["sample_us"]})
-    with Lab(fab, {"leaf": fab.switch_config("leaf", frag)}) as lab:
-        res, qrows = lab.hosts(hosts, sample=common.queue_sampler("leaf", "Ethernet0"))
+    # The receiver's queue from the switch's timeline recorder, every QUEUE_US: it swings
+    # from 0 to kmax within a few ms, so a mean over 10 ms samples read by RPC moved 14-53%
+    # from run to run with where the samples fell.
+    tl = {"leaf": {"ports": ["Ethernet0"], "interval_us": QUEUE_US, "record": ["queues"]}}
+    with Lab(fab, {"leaf": fab.switch_config("leaf", frag)}, tl) as lab:
+        res, _ = lab.hosts(hosts)
         sw = lab.switches["leaf"]
         d, pauses = common.drops(sw), common.pfc_sent(sw)
         rep.commands.extend(lab.commands)
+    qrows, lost = common.timeline_queue(lab.timelines()["leaf"], "Ethernet0",
+                                        res["start_unix_ns"])
     rep.topology(fab)
-    return fab, res, qrows, d, pauses
+    return fab, res, qrows, lost, d, pauses
 
 
 def measure(sc, fab, res, qrows):
@@ -98,9 +106,10 @@ def measure(sc, fab, res, qrows):
     steady = [r for r in good if r["t_us"] >= mid]
     out["steady_rates_bps"] = [statistics.mean(r["rates"][i] * wf[q] for r in steady)
                                if steady else None for i, q in enumerate(qpns)]
-    qs = [v for t, v in qrows if mid / 1e6 <= t <= t_end / 1e6]
-    out["queue_mean"] = statistics.mean(qs) if qs else None
-    out["queue_zero"] = sum(1 for v in qs if v == 0) / len(qs) if qs else None
+    # The queue over the same windows as the rates: time-weighted, the stalled ones out
+    # (a stalled emulator sends nothing and the queue drains for the machine's reasons).
+    qspans = [(r["t_us"] / 1e6, min(r["t_us"] + win, t_end) / 1e6) for r in steady]
+    out["queue_mean"], out["queue_zero"] = common.step_mean(qrows, qspans)
     return out
 
 
@@ -154,13 +163,13 @@ def plots(rep, sc, case, n, res, m, mod, qrows):
                   "Alpha, each sender's estimate of how often its flow is marked: set at "
                   "its first CNP, raised by each CNP, decayed every alpha period without "
                   "one. Dashed: the fluid model.", marks=marks, model_dashed=True)
-    q_series = {"measured (every 10 ms)": ([t * 1000 for t, _ in qrows],
-                                           [v / 1024 for _, v in qrows])}
+    q_series = {"measured (every %d us)" % QUEUE_US: ([t * 1000 for t, _ in qrows],
+                                                      [v / 1024 for _, v in qrows])}
     if mod:
         q_series["fluid model"] = ([t * 1000 for t in mod["t"]], [v / 1024 for v in mod["q"]])
     e = sc["ecn"]
     rep.lines("queue_%s_%d" % (case, n), "The receiver's queue (%s)" % tag, "time (ms)", "KB",
-              q_series, "Occupancy of the receiver's egress queue (lsw's queue.stats), with "
+              q_series, "Occupancy of the receiver's egress queue (lsw's timeline recorder), with "
               "the marking thresholds kmin %s and kmax %s: DCQCN holds it between them, "
               "where the marks balance the senders' increases." % (e["kmin"], e["kmax"]),
               marks=marks, hlines=[(size_bytes(e["kmin"]) / 1024, "kmin"),
@@ -177,7 +186,7 @@ def run(sc, rep, rundir, quick):
     table, results = [], {}
     for case, c in sc["cases"].items():
         for n in c["n"]:
-            fab, res, qrows, d, pauses = one(sc, rep, case, n, rundir)
+            fab, res, qrows, lost, d, pauses = one(sc, rep, case, n, rundir)
             m = measure(sc, fab, res, qrows)
             mod = model(res, m, ecn, sc, fab) if c["cc"]["algorithm"] == "dcqcn" else None
             tag = "%s N=%d" % (case, n)
@@ -212,6 +221,7 @@ def run(sc, rep, rundir, quick):
             rep.check("%s: every message completes" % tag, r["messages"], r["messages_done"],
                       r["messages_done"] == r["messages"])
             rep.check("%s: no drop" % tag, 0, common.drops_measured(d), r["drops"] == 0)
+            rep.check("%s: the queue recorded whole" % tag, "0 records lost", lost, lost == 0)
             table.append(row(r))
             if not c.get("checked"):
                 continue
