@@ -7,12 +7,9 @@ import html
 import json
 import os
 
-import sys
-
 import matplotlib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import lswtimeline  # noqa: E402  (tools/lswtimeline.py)
+from .common import lswtimeline  # tools/lswtimeline.py, put on the path there
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
