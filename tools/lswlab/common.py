@@ -199,9 +199,9 @@ def step_mean(rows, spans):
     return (area / total, zero / total) if total else (None, None)
 
 
-def timeline(ports, interval_us=200):
+def timeline(ports, interval_us=200, record=("queues", "pgs", "ports", "events")):
     """timeline.start's params for a lab switch: @ports' queues, PGs, counters and the
-    events. 200 us at 1 Gb/s is 2 us of a 100G fabric (labs.md: time slowed down 100 times);
-    a few ports keep the file to about 10 MB a second."""
+    events (or what @record names). 200 us at 1 Gb/s is 2 us of a 100G fabric (labs.md:
+    time slowed down 100 times); a few ports keep the file to about 10 MB a second."""
     return {"ports": list(ports), "interval_us": interval_us,
-            "record": ["queues", "pgs", "ports", "events"]}
+            "record": list(record)}

@@ -54,7 +54,7 @@ def one(sc, rep, case, n, rundir):
     # The receiver's queue from the switch's timeline recorder, every QUEUE_US: it swings
     # from 0 to kmax within a few ms, so a mean over 10 ms samples read by RPC moved 14-53%
     # from run to run with where the samples fell.
-    tl = {"leaf": {"ports": ["Ethernet0"], "interval_us": QUEUE_US, "record": ["queues"]}}
+    tl = {"leaf": common.timeline(["Ethernet0"], QUEUE_US, ("queues",))}
     with Lab(fab, {"leaf": fab.switch_config("leaf", frag)}, tl) as lab:
         res, _ = lab.hosts(hosts)
         sw = lab.switches["leaf"]
