@@ -72,6 +72,7 @@ build_buffer(const struct lsw_config *c, struct lsw_buffer_dp *m)
 	}
 	m->abm_sat = (uint32_t)q->buf.abm_saturation;
 	m->abm_update_ns = (uint64_t)q->buf.abm_update_us * 1000;
+	m->abm_unsched_shift = q->buf.abm_unsched_dynamic_th;
 	m->abm_pools = 0;
 	for (uint16_t i = 0; i < q->n_pools; i++) {
 		const struct lsw_pool_conf *pc = &q->pool[i];
@@ -87,6 +88,8 @@ build_buffer(const struct lsw_config *c, struct lsw_buffer_dp *m)
 		if (pc->policy == LSW_POLICY_ABM)
 			m->abm_pools |= (uint8_t)(1u << i);
 	}
+	/* Without an ABM pool no packet is flagged: admission's runs stay whole. */
+	m->abm_unsched_dscp = m->abm_pools ? q->buf.abm_unsched_dscp : 0;
 }
 
 /* A queue's WRED_PROFILE, green (lsw has no policer), for the dequeue path. */

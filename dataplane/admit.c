@@ -34,9 +34,10 @@ lsw_admit_flush(struct lsw_worker *w, const struct lsw_snapshot *conf)
 	}
 	for (uint16_t i = 0, j; i < n; i = j) {
 		/* A run: consecutive packets of one (ingress PG, egress queue); the TC too, for
-		 * the histogram. */
+		 * the histogram, and ABM's unscheduled flag, for the threshold. */
 		uint32_t key = class_key(meta[i]);
-		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc;
+		for (j = i + 1; j < n && class_key(meta[j]) == key && meta[j]->tc == meta[i]->tc &&
+		     ((meta[j]->flags ^ meta[i]->flags) & LSW_META_UNSCHED) == 0;
 		     j++)
 			;
 		uint16_t k = (uint16_t)(j - i), out = meta[i]->out_port;

@@ -115,10 +115,18 @@ run_start(struct run *r, struct lsw_buffer_lcore *const *all, uint16_t n,
 	r->pkt_room = r->pp->lossless ? (int64_t)mc->pkt_limit - held0 :
 		      ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
 	if (unlikely(mc->abm_pools)) {
-		if (r->ipool->policy == LSW_POLICY_ABM)
+		/* Runs are split by the flag (admit.c): one alpha for the run. */
+		const bool u = cls->flags & LSW_META_UNSCHED;
+		if (r->ipool->policy == LSW_POLICY_ABM) {
 			lsw_buffer_abm_in(all, n, mc, false, ip, pg, &r->in_abm);
-		if (r->epool->policy == LSW_POLICY_ABM)
+			r->in_abm.unsched = u;
+			r->in_abm.shift = mc->abm_unsched_shift;
+		}
+		if (r->epool->policy == LSW_POLICY_ABM) {
 			lsw_buffer_abm_in(all, n, mc, true, op, q, &r->eg_abm);
+			r->eg_abm.unsched = u;
+			r->eg_abm.shift = mc->abm_unsched_shift;
+		}
 	}
 }
 

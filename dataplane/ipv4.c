@@ -223,6 +223,7 @@ ipv4_forward(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		meta->flags = LSW_META_ROCE |
 			      (pi->bth_opcode == LSW_BTH_OP_CNP ? LSW_META_CNP : 0);
+	meta->flags |= lsw_buffer_unsched(mc, ip->type_of_service >> 2);
 	route_meta(meta, mc, in_port, tc, out);
 
 	if (unlikely(ip->time_to_live <= 1)) {
@@ -313,7 +314,7 @@ fast_group(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_po
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
 	struct lsw_pkt_info pi;
 
-	lsw_meta(m)->flags = 0; /* as handle_one: ipv4_forward sets only RoCE's */
+	lsw_meta(m)->flags = 0; /* as handle_one: ipv4_forward sets only RoCE's and ABM's */
 	(void)lsw_parse_plain(eth, tlen, &pi); /* its checks passed in lsw_ipv4_fast */
 	if (unlikely(pi.flags & LSW_PF_ROCE))
 		roce_input(w, in_port, m, pi.bth_opcode);
@@ -384,11 +385,12 @@ lsw_ipv4_fast(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in
 	/* Taken: what the careful way does to such a frame, in its order. */
 	const struct lsw_buffer_dp *mc = &conf->buffer;
 	struct lsw_pkt_meta *meta = lsw_meta(m);
-	uint8_t tc = mc->dscp_tc[in_port][ip->type_of_service >> 2], flags = 0;
+	uint8_t tc = mc->dscp_tc[in_port][ip->type_of_service >> 2];
+	uint8_t flags = lsw_buffer_unsched(mc, ip->type_of_service >> 2);
 	if (unlikely(roce)) {
 		const uint8_t opcode = eth[l4 + 8];
 		roce_input(w, in_port, m, opcode);
-		flags = LSW_META_ROCE;
+		flags |= LSW_META_ROCE;
 		if (opcode == LSW_BTH_OP_CNP) {
 			flags |= LSW_META_CNP;
 			if (conf->cnp_tc != LSW_CNP_TC_DSCP)

@@ -191,6 +191,7 @@ ipv6_forward(struct lsw_worker *w, const struct lsw_snapshot *conf, uint16_t in_
 	if (unlikely(pi->flags & LSW_PF_ROCE))
 		meta->flags = LSW_META_ROCE |
 			      (pi->bth_opcode == LSW_BTH_OP_CNP ? LSW_META_CNP : 0);
+	meta->flags |= lsw_buffer_unsched(mc, traffic_class(ip) >> 2);
 	meta->in_port = (uint8_t)in_port;
 	meta->tc = tc;
 	meta->pg = mc->tc_pg[in_port][tc];

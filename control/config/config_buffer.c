@@ -53,6 +53,36 @@ ai_sizes(const struct lsw_field *f, json_t *v, const char *path, void *out, void
 	return errs->n == before;
 }
 
+/* abm_unsched_dscp: [d, ...], DSCPs 0-63, at most each once. */
+static bool
+unsched_dscps(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
+	      struct lsw_errs *errs)
+{
+	struct lsw_buffer_conf *b = out;
+	unsigned int before = errs->n;
+	uint64_t x;
+	size_t i;
+	json_t *e;
+
+	RTE_SET_USED(f);
+	RTE_SET_USED(ctx);
+	if (!json_is_array(v)) {
+		lsw_errs_add(errs, path, "expected an array of DSCPs (0-63)");
+		return false;
+	}
+	b->abm_unsched_dscp = 0;
+	json_array_foreach(v, i, e) {
+		char pi[LSW_PATH_LEN];
+		lsw_path_index(pi, path, i);
+		if (!lsw_jv_uint(e, pi, 0, 63, &x, errs))
+			continue;
+		if (b->abm_unsched_dscp >> x & 1)
+			lsw_errs_add(errs, pi, "DSCP %u given twice", (unsigned int)x);
+		b->abm_unsched_dscp |= 1ull << x;
+	}
+	return errs->n == before;
+}
+
 static bool
 buffer_size(const struct lsw_field *f, json_t *v, const char *path, void *out, void *ctx,
 	    struct lsw_errs *errs)
@@ -94,6 +124,11 @@ static const struct lsw_field buffer_rows[] = {
 	 .max = 1000000, .dflt = 30},
 	{.name = "abm_saturation", .type = LSW_F_SIZE, AT(abm_saturation), .max = 1u << 30,
 	 .dflt = 28000},
+	/* The hosts tag a message's first BDP (ns3-datacenter's RdmaHw: UnSchedTag); here a
+	 * DSCP says it. alphaUnsched 1024 (gen-queue-disc.cc): dynamic_th 10. */
+	{.name = "abm_unsched_dscp", .type = LSW_F_CUSTOM, .fn = unsched_dscps},
+	{.name = "abm_unsched_dynamic_th", .type = LSW_F_INT, AT(abm_unsched_dynamic_th),
+	 .min = INT8_MIN, .max = INT8_MAX, .dflt = 10},
 };
 static const struct lsw_fields buffer = LSW_FIELDS(buffer_rows);
 LSW_CONFIG_OBJECT(buffer, "LSW.buffer", &buffer)

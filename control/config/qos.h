@@ -193,6 +193,8 @@ struct lsw_buffer_conf {
 	uint32_t shaper_burst_us;
 	uint32_t abm_update_us;              /* ABM: how often n_p and drain rates are taken */
 	uint64_t abm_saturation;             /* ABM: bytes of a queue counted fully congested */
+	uint64_t abm_unsched_dscp;           /* ABM: bit d, DSCP d marks unscheduled packets */
+	int8_t abm_unsched_dynamic_th;       /* ABM: their alpha's log2 (alphaUnsched) */
 };
 
 struct lsw_qos_conf {

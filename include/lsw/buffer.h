@@ -88,6 +88,10 @@ struct lsw_buffer_dp {
 	uint16_t n_pools;
 	uint8_t abm_pools;    /* bit i: pool i runs ABM (its owners keep n_p and mu) */
 	uint32_t abm_sat;     /* ABM: a queue of this many bytes counts as one congested */
+	/* ABM: DSCPs (bit d) of unscheduled packets, a message's first BDP, and the log2 of
+	 * their alpha (ABM's alphaUnsched), in place of the profile's. */
+	uint64_t abm_unsched_dscp;
+	int8_t abm_unsched_shift;
 	uint64_t abm_update_ns; /* ABM: n_p and drain rates are taken this often */
 	uint8_t owner[LSW_MAX_PORTS]; /* the worker that owns each port (its drain rates) */
 	struct lsw_pool_dp pool[LSW_MAX_POOLS];
@@ -283,6 +287,30 @@ struct lsw_buffer_lcore {
 } __rte_cache_aligned;
 
 
+/* LSW_META_UNSCHED for a packet of @dscp when ABM counts it unscheduled, else 0. */
+static inline uint8_t
+lsw_buffer_unsched(const struct lsw_buffer_dp *mc, uint8_t dscp)
+{
+	return (mc->abm_unsched_dscp >> dscp & 1) ? LSW_META_UNSCHED : 0;
+}
+
+/* Dynamic threshold: 2^@shift * (the free shared buffer of @pool, which holds @shared_used). */
+static inline uint64_t
+lsw_buffer_dt(const struct lsw_pool_dp *pool, int64_t shared_used, int shift)
+{
+	if (shift <= -8)
+		return 0;
+	uint64_t free_b = shared_used >= (int64_t)pool->shared ? 0 :
+			  pool->shared - (uint64_t)shared_used;
+	if (shift < 0)
+		return free_b >> -shift;
+	/* dynamic_th is an int8: alpha up to 2^127 saturates, never wraps (callers compare
+	 * as int64). */
+	if (shift >= 62 || free_b > ((uint64_t)INT64_MAX >> shift))
+		return (uint64_t)INT64_MAX;
+	return free_b << shift;
+}
+
 /* Shared bytes a PG or queue may hold now: static_th, or 2^shift * (free shared buffer). */
 static inline uint64_t
 lsw_buffer_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool,
@@ -290,17 +318,7 @@ lsw_buffer_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool
 {
 	if (!p->dynamic) /* SAI: a static threshold of 0 is no limit (the pool's) */
 		return p->static_th ? p->static_th : pool->shared;
-	if (p->shift <= -8)
-		return 0;
-	uint64_t free_b = shared_used >= (int64_t)pool->shared ? 0 :
-			  pool->shared - (uint64_t)shared_used;
-	if (p->shift < 0)
-		return free_b >> -p->shift;
-	/* dynamic_th is an int8: alpha up to 2^127 saturates, never wraps (callers compare
-	 * as int64). */
-	if (p->shift >= 62 || free_b > ((uint64_t)INT64_MAX >> p->shift))
-		return (uint64_t)INT64_MAX;
-	return free_b << p->shift;
+	return lsw_buffer_dt(pool, shared_used, p->shift);
 }
 
 /* ABM's inputs for one PG or queue, in LSW_ABM_ONE units: n_p (congested PGs or queues of
@@ -308,6 +326,10 @@ lsw_buffer_threshold(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool
 struct lsw_abm_in {
 	uint32_t np;
 	uint32_t drain;
+	/* An unscheduled packet's run (LSW_META_UNSCHED): alpha is 2^@shift, not the
+	 * profile's. */
+	bool unsched;
+	int8_t shift;
 };
 
 /*
@@ -330,8 +352,10 @@ lsw_buffer_limit(const struct lsw_prof_dp *p, const struct lsw_pool_dp *pool,
 		return pool->part_share;
 	case LSW_POLICY_ABM: {
 		/* alpha * (B - Q), saturated as DT's, then / n_p * mu / b; n_p is at least 1
-		 * (ABM's GetNofP), so T never exceeds DT's. */
-		uint64_t t = lsw_buffer_threshold(p, pool, shared_used);
+		 * (ABM's GetNofP), so T never exceeds DT's, but for an unscheduled packet, whose
+		 * alpha is ABM's alphaUnsched (gen-queue-disc.cc's ActiveBufferManagement). */
+		uint64_t t = abm->unsched ? lsw_buffer_dt(pool, shared_used, abm->shift) :
+			     lsw_buffer_threshold(p, pool, shared_used);
 		uint32_t np = abm->np > LSW_ABM_ONE ? abm->np : LSW_ABM_ONE;
 		return (uint64_t)((unsigned __int128)t * abm->drain / np);
 	}

@@ -31,6 +31,7 @@ enum lsw_meta_flag {
 	LSW_META_ROCE = 4,    /* RoCEv2 */
 	LSW_META_CNP = 8,     /* RoCEv2 CNP: never marked nor WRED-dropped */
 	LSW_META_TRIMMED = 16, /* a trim (dataplane/trim.c): never marked nor WRED-dropped */
+	LSW_META_UNSCHED = 32, /* its DSCP is in LSW.buffer.abm_unsched_dscp: ABM's alpha_u */
 };
 
 extern int lsw_meta_offset;

@@ -554,6 +554,40 @@ ttl_one(void **state)
 	w_free(&w);
 }
 
+/* ABM's unscheduled packets: a message's data packets that start within its first
+ * unsched_bytes (6250: PSN 0-6 of 1 KB) carry dscp_unsched, sent first or resent after
+ * a loss (PSN 3); the rest and the ACKs the data's class (3). Each one counted. */
+static void
+unsched_dscp(void **state)
+{
+	struct wire w;
+	char cfg[2048];
+
+	(void)state;
+	two_hosts(cfg, sizeof(cfg), ", \"dscp_unsched\": 2, \"unsched_bytes\": 6250", "",
+		  "[{\"type\": \"flow\", \"src\": \"a\", \"dst\": \"b\", \"size\": 20480}]", false);
+	w_init(&w, cfg, NULL, 2000);
+	w.filter = drop_psn_once;
+	w.arg = (void *)(uintptr_t)3;
+	w.keep = true;
+	w_run(&w, 1000 * MS);
+	int tagged = 0, psn3 = 0;
+	for (uint32_t i = 0; i < w.n_log; i++) {
+		struct lsw_roce_rx r;
+		if (!parse_roce(&w.log[i], &r))
+			continue;
+		const bool ack = r.bth.opcode == LSW_OP_ACK;
+		assert_int_equal(r.tos >> 2, !ack && r.bth.psn <= 6 ? 2 : 3);
+		tagged += !ack && r.bth.psn <= 6;
+		psn3 += !ack && r.bth.psn == 3;
+	}
+	assert_int_equal(psn3, 2); /* lost, then resent: go-back-N from it */
+	assert_int_equal(tagged, 7 + 4);
+	assert_int_equal(w.e.host[0].ctr[LSW_HC_req_unsched_packets], tagged);
+	assert_int_equal(w.e.msgs_done, 1);
+	w_free(&w);
+}
+
 static void
 refusals(void **state)
 {
@@ -588,6 +622,9 @@ refusals(void **state)
 		{"{\"hosts\": {\"a\": {\"port\": \"p\", \"ip\": \"10.0.0.1/31\", \"gateway\": "
 		 "\"10.0.0.2\"}}, \"workload\": [{\"type\": \"wave\"}]}", "$.workload[0].type",
 		 "incast"},
+		{"{\"hosts\": {\"a\": {\"port\": \"p\", \"ip\": \"10.0.0.1/31\", \"gateway\": "
+		 "\"10.0.0.2\", \"dscp_unsched\": 64}}, \"workload\": []}",
+		 "$.hosts.a.dscp_unsched", ""},
 	};
 	char path[256], msg[256];
 
@@ -622,6 +659,7 @@ main(void)
 		cmocka_unit_test(ring_two),
 		cmocka_unit_test(ring_compute),
 		cmocka_unit_test(ttl_one),
+		cmocka_unit_test(unsched_dscp),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(emulator_stalls),
 	};

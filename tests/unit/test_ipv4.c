@@ -527,6 +527,8 @@ both_conf(struct t_switch *t, int i)
 	c->trim.size = (uint16_t)(60 + i % 256);
 	c->trim.dscp[T_PORT4] = (uint8_t)(i % 64);
 	c->trim.queue = 7;
+	/* ABM's unscheduled DSCPs: both ways flag the same packets (their meta is compared). */
+	c->buffer.abm_unsched_dscp = i % 5 == 0 ? 0 : 0x0123456789abcdefull * (uint64_t)(i | 1);
 }
 
 /*

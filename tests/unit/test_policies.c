@@ -276,6 +276,46 @@ test_abm_steady_state(void **state)
 		}
 }
 
+/* ABM's unscheduled packets (LSW_META_UNSCHED, a message's first BDP) are admitted with
+ * alpha 2^abm_unsched_shift: past a queue's threshold for the rest, a lone queue takes
+ * the pool up to alpha_u B / (1 + alpha_u). A DT pool does not read the flag. */
+static void
+test_abm_unsched(void **state)
+{
+	struct lsw_pkt_meta m;
+
+	(void)state;
+	model(LSW_POLICY_ABM, 8 * MIB, 0);
+	mc.abm_unsched_shift = 10;
+	fill(1, 0, 30000);
+	assert_true(llabs(q_total(1, 0) - (int64_t)(4 * MIB)) <= 2048);
+	assert_int_equal(admit(&m, 0, 0, 1, 0, 1024), LSW_DROP_EGRESS_QUEUE_THRESHOLD);
+	uint64_t thr = lsw_buffer_q_limit(all, 1, &mc, 1, 0);
+	int n = 0;
+	for (;;) {
+		m = (struct lsw_pkt_meta){.out_port = 1, .flags = LSW_META_UNSCHED};
+		if (lsw_buffer_admit(all, 1, w0, &mc, &m, 1024) != LSW_DROP_NONE)
+			break;
+		n++;
+	}
+	/* 1024 (B - q) = q: q = 1024 B / 1025, within a packet. */
+	double want = 1024.0 * (double)(8 * MIB) / 1025;
+	if (fabs((double)q_total(1, 0) - want) > 1024)
+		fail_msg("unscheduled: the queue holds %lld, want %.0f (%d admitted)",
+			 (long long)q_total(1, 0), want, n);
+	/* What the queue's threshold says (queue.stats) is the scheduled packets'. */
+	assert_true(lsw_buffer_q_limit(all, 1, &mc, 1, 0) < thr);
+	assert_int_equal(admit(&m, 0, 0, 1, 0, 1024), LSW_DROP_EGRESS_QUEUE_THRESHOLD);
+
+	/* DT: the flag changes nothing. */
+	model(LSW_POLICY_DT, 8 * MIB, 0);
+	mc.abm_unsched_shift = 10;
+	fill(1, 0, 30000);
+	m = (struct lsw_pkt_meta){.out_port = 1, .flags = LSW_META_UNSCHED};
+	assert_int_equal(lsw_buffer_admit(all, 1, w0, &mc, &m, 1024),
+			 LSW_DROP_EGRESS_QUEUE_THRESHOLD);
+}
+
 /* n_p is a sum of deltas from each port's owner; drain rates are read from the owner. */
 static void
 test_abm_two_workers(void **state)
@@ -442,6 +482,12 @@ test_snapshot(void **state)
 	assert_int_equal(t->conf->buffer.abm_pools, 2);
 	assert_int_equal(t->conf->buffer.abm_update_ns, 300000);
 	assert_int_equal(t->conf->buffer.abm_sat, 65536);
+	assert_int_equal(t->conf->buffer.abm_unsched_dscp, 0);
+	assert_int_equal(t->conf->buffer.abm_unsched_shift, 10);
+	set(t, "{\"config\": {\"LSW\": {\"buffer\": {\"abm_unsched_dscp\": [11, 1],"
+		 " \"abm_unsched_dynamic_th\": \"6\"}}}}");
+	assert_int_equal(t->conf->buffer.abm_unsched_dscp, 1ull << 11 | 1ull << 1);
+	assert_int_equal(t->conf->buffer.abm_unsched_shift, 6);
 	/* buffer.pools says so. */
 	json_t *resp;
 	json_t *r = t_rpc_ok(t, "buffer.pools", NULL, &resp);
@@ -457,6 +503,8 @@ test_snapshot(void **state)
 	assert_int_equal(pool_dp(t, 1)->policy, LSW_POLICY_STATIC);
 	assert_int_equal(t->conf->buffer.q[0][0].static_th, MIB);
 	assert_int_equal(t->conf->buffer.abm_pools, 0);
+	/* Without an ABM pool no packet is flagged unscheduled. */
+	assert_int_equal(t->conf->buffer.abm_unsched_dscp, 0);
 	/* complete_sharing takes profiles of either mode. */
 	set(t, "{\"config\": {\"BUFFER_POOL\": {\"egress_lossy_pool\":"
 		 " {\"policy\": \"complete_sharing\"}}}}");
@@ -480,6 +528,14 @@ static const char *const bads[][3] = {
 	 "range"},
 	{"{\"LSW\": {\"buffer\": {\"abm_saturation\": \"2GB\"}}}", "$.LSW.buffer.abm_saturation",
 	 ""},
+	{"{\"LSW\": {\"buffer\": {\"abm_unsched_dscp\": 3}}}", "$.LSW.buffer.abm_unsched_dscp",
+	 "array"},
+	{"{\"LSW\": {\"buffer\": {\"abm_unsched_dscp\": [3, 64]}}}",
+	 "$.LSW.buffer.abm_unsched_dscp[1]", "range"},
+	{"{\"LSW\": {\"buffer\": {\"abm_unsched_dscp\": [3, 3]}}}",
+	 "$.LSW.buffer.abm_unsched_dscp[1]", "twice"},
+	{"{\"LSW\": {\"buffer\": {\"abm_unsched_dynamic_th\": \"200\"}}}",
+	 "$.LSW.buffer.abm_unsched_dynamic_th", "range"},
 };
 
 static void
@@ -498,6 +554,7 @@ main(void)
 		cmocka_unit_test_teardown(test_static, teardown),
 		cmocka_unit_test_teardown(test_abm_formula, teardown),
 		cmocka_unit_test_teardown(test_abm_steady_state, teardown),
+		cmocka_unit_test_teardown(test_abm_unsched, teardown),
 		cmocka_unit_test_teardown(test_abm_two_workers, teardown),
 		cmocka_unit_test_teardown(test_hpcc_t2, teardown),
 		cmocka_unit_test(test_snapshot),

@@ -71,6 +71,8 @@ static const struct field host_fields[] = {
 	{"dscp_data", F_U8, HC(dscp_data), 0, 63},
 	{"dscp_ack", F_U8, HC(dscp_ack), 0, 63},
 	{"dscp_cnp", F_U8, HC(dscp_cnp), 0, 63},
+	{"dscp_unsched", F_U8, HC(dscp_unsched), 0, 63},
+	{"unsched_bytes", F_SIZE, HC(unsched_bytes), 0, 1ull << 30},
 	{"prio_data", F_U8, HC(prio_data), 0, 7},
 	{"prio_ack", F_U8, HC(prio_ack), 0, 7},
 	{"prio_cnp", F_U8, HC(prio_cnp), 0, 7},
@@ -304,6 +306,7 @@ host_defaults(struct lsw_host_conf *c, uint16_t idx)
 	c->ttl_one_psn = -1;
 	c->dscp_trimmable = 0xff; /* data not marked trimmable */
 	c->dscp_rtx = 0xff;       /* resent packets as the data */
+	c->dscp_unsched = 0xff;   /* no packet tagged unscheduled */
 }
 
 static void

@@ -65,7 +65,9 @@
 	X(resp_ooo_kept,              "packets kept past a trimmed hole (selective repeat)") \
 	X(req_nack_trimmed,           "NACKs TRIMMED received") \
 	X(req_nack_trimmed_last_hop,  "NACKs TRIMMED_LAST_HOP received") \
-	X(req_selective_retransmits,  "packets resent alone, for a trim NACK")
+	X(req_selective_retransmits,  "packets resent alone, for a trim NACK") \
+	X(req_unsched_packets,        "data packets of a message's first unsched_bytes, sent " \
+				      "with dscp_unsched (ABM's unscheduled)")
 
 enum lsw_host_ctr {
 #define X(n, d) LSW_HC_##n,
@@ -120,6 +122,11 @@ struct lsw_host_conf {
 	 * @dscp_trimmed_last_hop (TRIMMED_LAST_HOP), a bit each; a packet resent alone for a
 	 * trim carries @dscp_rtx (UET's DSCP_RTX; 0xff: the data's). */
 	uint8_t dscp_trimmable, dscp_rtx;
+	/* ABM (Addanki et al., SIGCOMM 2022): a message's first @unsched_bytes, what it sends
+	 * before any feedback (a BDP), carry @dscp_unsched (0xff: not tagged), which an ABM
+	 * switch admits with a larger alpha. */
+	uint8_t dscp_unsched;
+	uint64_t unsched_bytes;
 	bool trim_aware;
 	uint64_t dscp_trimmed, dscp_trimmed_last_hop;
 	/* Congestion control */

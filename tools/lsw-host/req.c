@@ -170,10 +170,16 @@ lsw_host_send_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, u
 	struct lsw_roce_ext x = {.va = (uint64_t)qp->qpn << 32, .rkey = qp->qpn,
 				 .dma_len = m->size};
 	/* Data marked trimmable carries the trimmable DSCP, a packet resent alone for a trim
-	 * the retransmission DSCP, when the host has them (trim.h). */
+	 * the retransmission DSCP, when the host has them (trim.h); the message's first
+	 * unsched_bytes the unscheduled DSCP, as ns3-datacenter's RdmaHw tags its first BDP
+	 * (sent bytes <= BDP; a resent one again: it is still of the first BDP). */
+	const bool unsched = h->c.dscp_unsched < 64 && h->c.unsched_bytes != 0 &&
+			     (uint64_t)i * qp->mtu <= h->c.unsched_bytes;
 	lsw_host_l2l3(h, e->host[qp->dst].c.ip, alone && h->c.dscp_rtx < 64 ? h->c.dscp_rtx :
+	     unsched ? h->c.dscp_unsched :
 	     h->c.dscp_trimmable < 64 ? h->c.dscp_trimmable : h->c.dscp_data, h->c.prio_data,
 	     qp->sport, &l);
+	h->ctr[LSW_HC_req_unsched_packets] += unsched;
 	if (!alone && qp->snd_nxt == qp->snd_max && (int64_t)qp->snd_nxt == h->c.ttl_one_psn)
 		l.ttl = 1;
 	lsw_roce_build(f, &l, &b, &x, pay);

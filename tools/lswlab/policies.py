@@ -59,6 +59,19 @@ def stats(vals):
     return {"mean": statistics.mean(vals), "spread": [min(vals), max(vals)]}
 
 
+def unsched_map(cfg, dscp):
+    """SONiC's AZURE DSCP-to-TC map (lsw's built-in) with each unscheduled DSCP of @dscp
+    ({"lossless": d, "lossy": d}) in its class's TC, bound to every port of @cfg."""
+    m = {str(d): "1" for d in range(64)}
+    m.update({"3": "3", "4": "4", "8": "0", "46": "5", "48": "6"})
+    m[str(dscp["lossless"])] = LOSSLESS_Q
+    m[str(dscp["lossy"])] = LOSSY_Q
+    cfg["DSCP_TO_TC_MAP"] = {"UNSCHED": m}
+    for v in cfg["PORT_QOS_MAP"].values():
+        v["dscp_to_tc_map"] = "UNSCHED"
+    return cfg
+
+
 def one(sc, rep, tag, frag, seed, rundir, quick):
     q = sc["quick"] if quick else {}
     n = sc["hosts"]
@@ -72,12 +85,23 @@ def one(sc, rep, tag, frag, seed, rundir, quick):
     for k in range(max(1, dur // period)):
         wl.append({"type": "incast", "senders": hosts[1:1 + b["senders"]], "receiver": "h0",
                    "size": b["size"], "start_us": (k * period + period // 2) * 1000})
+    # Every policy gets the same traffic: each message's first BDP (the line rate times the
+    # base RTT, as ABM's simulator tags it) carries its class's unscheduled DSCP, which
+    # only an ABM pool reads (LSW.buffer.abm_unsched_dscp).
+    u = sc["unsched_dscp"]
+    bdp = sc.get("unsched_bytes") or sc["speed"] * sc["base_rtt_us"] // 8
     extra = {"seed": seed, "base_rtt_us": sc["base_rtt_us"], "linger_ms": 50,
-             "hosts": {h: {"dscp_data": 0, "prio_data": 0, "dscp_ack": 0, "prio_ack": 0}
-                       for h in hosts[n // 2:]}}
-    hc = fab.host_config({"cc": sc["cc"], "rto_us": sc["rto_us"]}, wl, extra)
+             "hosts": {h: {"dscp_data": 0, "prio_data": 0, "dscp_ack": 0, "prio_ack": 0,
+                           "dscp_unsched": u["lossy"]} for h in hosts[n // 2:]}}
+    hc = fab.host_config({"cc": sc["cc"], "rto_us": sc["rto_us"],
+                          "dscp_unsched": u["lossless"], "unsched_bytes": bdp}, wl, extra)
     rx_port = fab.port_of("h0")[1]
-    with Lab(fab, {"leaf": fab.switch_config("leaf", frag)}) as lab:
+    # The ingress lossy PG's alpha, under each policy's own fragment (hpcc_sim sets it):
+    # where it binds first, the egress policy compared is not what drops.
+    if "dynamic_th" not in frag.get("BUFFER_PROFILE", {}).get("ingress_lossy_profile", {}):
+        frag = merge(frag, {"BUFFER_PROFILE": {"ingress_lossy_profile": {
+            "dynamic_th": sc["ingress_lossy_dynamic_th"]}}})
+    with Lab(fab, {"leaf": unsched_map(fab.switch_config("leaf", frag), u)}) as lab:
         res, rows = lab.hosts(hc, sample=sampler(rx_port), interval=0.01, timeout=600)
         sw = lab.switches["leaf"]
         d = common.drops(sw)
@@ -119,6 +143,8 @@ def one(sc, rep, tag, frag, seed, rundir, quick):
            "egress_shared": pool(pools, EGRESS)["shared_size"],
            "ingress_shared": pool(pools, INGRESS)["shared_size"],
            "efficiency": bstats["efficiency"], "cell": bstats["cell"],
+           "unsched_packets": sum(h["counters"]["req_unsched_packets"]
+                                  for h in res["hosts"].values()),
            "occupancy": [v["occ"] for v in samples],
            "thr_samples": [[v["occ"], v["thr"], v["abm"]] for v in samples]}
     for bucket, lo, hi in BUCKETS:
@@ -144,7 +170,17 @@ def threshold_checks(rep, name, expect, runs, frame):
     rep.check("%s: idle, the lossy queue's threshold is the formula's" % name,
               idle, got, all(abs(g - idle) <= 1 for g in got))
     wm = max(r["lossy_queue_wm"] for r in runs)
-    if kind in ("dt", "abm"):
+    if kind == "abm" and "unsched_dynamic_th" in expect:
+        # Unscheduled packets (a message's first BDP) may take the queue past the others'
+        # threshold, up to their own alpha's.
+        a = 2.0 ** expect["unsched_dynamic_th"]
+        cap = int(a * b / (1 + a)) + frame
+        rep.check("%s: the busiest lossy queue within alpha_u B / (1 + alpha_u)" % name,
+                  "<= %d B" % cap, wm, wm <= cap)
+        u = [r["unsched_packets"] for r in runs]
+        rep.check("%s: the hosts sent unscheduled packets (first BDP)" % name, "> 0 each run",
+                  u, all(x > 0 for x in u))
+    elif kind in ("dt", "abm"):
         a = alpha(expect)
         cap = int(a * b / (1 + a)) + frame
         rep.check("%s: the busiest lossy queue within alpha B / (1 + alpha)" % name,
@@ -178,6 +214,13 @@ def summarise(runs, seeds):
         for p in ("p50", "p99"):
             summary["%s_%s" % (bucket, p)] = stats([r[bucket][p] for r in runs
                                                     if r[bucket]["n"]])
+    # Every drop of the seeds by reason (port.stats), summed: where each policy drops.
+    reasons = {}
+    for r in runs:
+        for per_port in r["drop_reasons"].values():
+            for k, v in per_port.items():
+                reasons[k] = reasons.get(k, 0) + v
+    summary["drop_reasons"] = reasons
     summary["occupancy_cdf"] = [[pct(occ, p) for p in range(0, 101, 5)]
                                 for occ in [[v for r in runs for v in r["occupancy"]] or [0]]][0]
     return summary
