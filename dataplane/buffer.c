@@ -115,16 +115,15 @@ run_start(struct run *r, struct lsw_buffer_lcore *const *all, uint16_t n,
 	r->pkt_room = r->pp->lossless ? (int64_t)mc->pkt_limit - held0 :
 		      ((int64_t)mc->pkt_xoff - held0 - pgh0 + 1) / 2;
 	if (unlikely(mc->abm_pools)) {
-		/* Runs are split by the flag (admit.c): one alpha for the run. */
-		const bool u = cls->flags & LSW_META_UNSCHED;
-		if (r->ipool->policy == LSW_POLICY_ABM) {
+		if (r->ipool->policy == LSW_POLICY_ABM)
 			lsw_buffer_abm_in(all, n, mc, false, ip, pg, &r->in_abm);
-			r->in_abm.unsched = u;
-			r->in_abm.shift = mc->abm_unsched_shift;
-		}
+		/* Unscheduled packets take their alpha at the egress queue only, as ABM's
+		 * simulator (an egress queue discipline) has it: a lossless PG's admission then
+		 * agrees with its XOFF and XON, which know no packet. Runs are split by the flag
+		 * (admit.c): one alpha for the run. */
 		if (r->epool->policy == LSW_POLICY_ABM) {
 			lsw_buffer_abm_in(all, n, mc, true, op, q, &r->eg_abm);
-			r->eg_abm.unsched = u;
+			r->eg_abm.unsched = cls->flags & LSW_META_UNSCHED;
 			r->eg_abm.shift = mc->abm_unsched_shift;
 		}
 	}
@@ -297,6 +296,8 @@ run_commit(const struct run *r, struct lsw_buffer_lcore *mine, uint16_t k)
 	mine->use.pkts_held += r->admitted;
 	mine->use.pg_held[ip][pg] += r->admitted;
 	mine->ctr.pg_pkts[ip][pg] += r->admitted;
+	if (unlikely(r->eg_abm.unsched))
+		mine->ctr.q_abm_unsched_pkts[op][q] += r->admitted;
 	mine->ctr.pg_bytes[ip][pg] += r->bytes;
 	mine->ctr.tc_bytes[tc] += r->bytes;
 	mine->ctr.tc_charged[tc] += (uint64_t)(r->dr + r->ds + r->dh);

@@ -156,7 +156,9 @@ lsw_trim(struct lsw_worker *w, const struct lsw_snapshot *conf, struct rte_mbuf 
 	w->ctr->port[out].ctr[LSW_PC_TRIM_PACKETS]++;
 	meta->tc = tc;
 	meta->queue = q;
-	meta->flags |= LSW_META_TRIMMED;
+	/* A trim is a packet of its own DSCP: ABM's unscheduled flag follows it. */
+	meta->flags = (uint8_t)((meta->flags & ~LSW_META_UNSCHED) | LSW_META_TRIMMED |
+				lsw_buffer_unsched(mc, dscp));
 	/* The trim queue's own profile decides, as for any packet to it. */
 	enum lsw_drop why = lsw_buffer_admit(w->dp->buffer, conf->n_workers, w->buffer, mc, meta,
 					     m->pkt_len);

@@ -147,7 +147,8 @@ extern uint8_t lsw_hist_bin[LSW_MAX_FRAME + 1]; /* frame length -> bin */
 	X(WRED_DROPPED_BYTES,      wred_drop_bytes) \
 	X(TRIM_PACKETS,            trim_pkts) \
 	X(TX_TRIM_PACKETS,         tx_trim_pkts) \
-	X(DROPPED_TRIM_PACKETS,    dropped_trim_pkts)
+	X(DROPPED_TRIM_PACKETS,    dropped_trim_pkts) \
+	X(ABM_UNSCHED_PACKETS,     abm_unsched_pkts)
 #define LSW_FOREACH_POOL_CTR(X) \
 	X(DROPPED_PACKETS,         drops)
 /* A queue's drops by reason, the reasons of enum lsw_drop the buffer decides (admission,

@@ -303,6 +303,7 @@ test_abm_unsched(void **state)
 	if (fabs((double)q_total(1, 0) - want) > 1024)
 		fail_msg("unscheduled: the queue holds %lld, want %.0f (%d admitted)",
 			 (long long)q_total(1, 0), want, n);
+	assert_int_equal(w0->ctr.q_abm_unsched_pkts[1][0], n);
 	/* What the queue's threshold says (queue.stats) is the scheduled packets'. */
 	assert_true(lsw_buffer_q_limit(all, 1, &mc, 1, 0) < thr);
 	assert_int_equal(admit(&m, 0, 0, 1, 0, 1024), LSW_DROP_EGRESS_QUEUE_THRESHOLD);

@@ -173,9 +173,10 @@ lsw_host_send_data(struct lsw_hosts *e, struct lsw_host *h, struct lsw_qp *qp, u
 	 * the retransmission DSCP, when the host has them (trim.h); the message's first
 	 * unsched_bytes the unscheduled DSCP, as ns3-datacenter's RdmaHw tags its first BDP
 	 * (sent bytes <= BDP; a resent one again: it is still of the first BDP). */
-	const bool unsched = h->c.dscp_unsched < 64 && h->c.unsched_bytes != 0 &&
+	const bool rtx = alone && h->c.dscp_rtx < 64;
+	const bool unsched = !rtx && h->c.dscp_unsched < 64 && h->c.unsched_bytes != 0 &&
 			     (uint64_t)i * qp->mtu <= h->c.unsched_bytes;
-	lsw_host_l2l3(h, e->host[qp->dst].c.ip, alone && h->c.dscp_rtx < 64 ? h->c.dscp_rtx :
+	lsw_host_l2l3(h, e->host[qp->dst].c.ip, rtx ? h->c.dscp_rtx :
 	     unsched ? h->c.dscp_unsched :
 	     h->c.dscp_trimmable < 64 ? h->c.dscp_trimmable : h->c.dscp_data, h->c.prio_data,
 	     qp->sport, &l);
